@@ -1,0 +1,59 @@
+// Encoding and decoding of log records (see events/event.fbs for the format).
+//
+// encode_event() builds the exact bytes that are stored and hashed; it is
+// deterministic: the same draft always gives the same bytes, which is what
+// lets export/import and replay reproduce the hash chain.
+// decode_event() runs the FlatBuffers verifier before handing out a pointer:
+// no byte read back from disk is trusted unverified.
+// Thread-safe: all functions may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "events/event_generated.h"
+#include "events/hash.h"
+#include "events/status.h"
+
+namespace runledger {
+
+// An event about to be appended; the sequencer fills every field.
+struct EventDraft {
+  uint64_t seq = 0;
+  std::string_view stream;
+  uint32_t stream_version = 0;
+  int64_t recorded_at_ms = 0;
+  std::string_view actor;
+  std::string_view command_id;
+  Hash prev_hash{};
+  const fb::PayloadUnion* payload = nullptr;
+};
+
+// Appends the encoded bytes of `draft` to `out` (cleared first).
+void encode_event(const EventDraft& draft, std::string* out);
+
+// Verifies `bytes` as an Event and points `*event` into them (zero-copy; valid
+// as long as `bytes` is). Corruption when the buffer does not verify or the
+// envelope is incomplete.
+Status decode_event(std::string_view bytes, const fb::Event** event);
+
+// The event type as the log and the JSON show it, e.g. "JobEnqueued".
+std::string_view event_type_name(fb::Payload type);
+
+// Milliseconds since the epoch as RFC 3339 UTC with milliseconds.
+std::string format_time_ms(int64_t ms);
+// Parses RFC 3339 (Z or +hh:mm offsets, optional fraction). false if malformed.
+bool parse_time_ms(std::string_view text, int64_t* ms);
+
+// The payload alone as JSON, generated from the schema (field names as in
+// event.fbs). Fields holding JSON text (`input`, `output`) stay strings.
+nlohmann::json event_data_json(const fb::Event& event);
+
+// The event as the HTTP API and `runledger events` show it:
+// {"seq","stream","version","type","recorded_at","actor","command_id","data"}.
+nlohmann::json event_json(const fb::Event& event);
+
+}  // namespace runledger

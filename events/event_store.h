@@ -1,0 +1,110 @@
+// EventStore: the durable, append-only event log and the few records that
+// must commit atomically with it (idempotency replies, finished-entity views,
+// the projection snapshot).
+//
+// Contract of every backend:
+//  - append() is all or nothing and durable (fsynced) when it returns OK;
+//  - global seqs are gapless from 1; each stream's versions are contiguous
+//    from 1; an append that would break either is refused with kConflict and
+//    writes nothing;
+//  - every read verifies what it reads (FlatBuffers verifier; the key's seq
+//    equals the envelope's) and reports kCorruption with the seq;
+//  - reads are safe from any thread, concurrently with one appending thread.
+// Only one thread appends (the sequencer); append() is not re-entrant.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "events/event_codec.h"
+#include "events/status.h"
+
+namespace runledger {
+
+struct EncodedEvent {
+  uint64_t seq = 0;
+  std::string stream;
+  uint32_t stream_version = 0;
+  std::string bytes;  // encode_event() output
+};
+
+// One group commit: the events of many commands plus their side records.
+struct AppendBatch {
+  std::vector<EncodedEvent> events;  // ascending seq, contiguous
+  // Idempotency key -> the first reply (opaque to the store).
+  std::vector<std::pair<std::string, std::string>> idempotency;
+  // View key -> value; nullopt deletes the view.
+  std::vector<std::pair<std::string, std::optional<std::string>>> views;
+  // The projection snapshot covering every event up to and including the
+  // last event of this batch (opaque to the store); written atomically.
+  std::optional<std::string> snapshot;
+  bool empty() const {
+    return events.empty() && idempotency.empty() && views.empty() && !snapshot;
+  }
+};
+
+// Called per event in order; the pointer is valid only during the call.
+// Return false to stop early.
+using EventVisitor = std::function<bool(const fb::Event& event, std::string_view bytes)>;
+
+struct StoreOptions {
+  bool read_only = false;      // open without write access (CLI, forensics)
+  bool create_if_missing = true;
+  // Open as a RocksDB secondary instance: reads a folder that a running
+  // server has open (CLI while the server runs). Implies read_only.
+  bool secondary = false;
+  std::string secondary_path;  // scratch folder for the secondary instance
+};
+
+class EventStore {
+ public:
+  virtual ~EventStore() = default;
+
+  // Durable when OK. kConflict when seq/versions do not continue the log,
+  // kIoError when the disk refuses; nothing is written in either case.
+  virtual Status append(const AppendBatch& batch) = 0;
+
+  // The last seq in the log (0 when empty) and its event's hash (zeros when empty).
+  virtual uint64_t last_seq() const = 0;
+  virtual Hash last_hash() const = 0;
+
+  // Events with after < seq <= until (until 0 = to the end), in order.
+  virtual Status read_range(uint64_t after, uint64_t until, const EventVisitor& visit) const = 0;
+  // One event by seq; kNotFound when absent.
+  virtual Status read_event(uint64_t seq, std::string* bytes) const = 0;
+  // A stream's events in version order, only those with seq <= until_seq
+  // (0 = all). OK with no calls when the stream does not exist.
+  virtual Status read_stream(std::string_view stream, uint64_t until_seq,
+                             const EventVisitor& visit) const = 0;
+  // The stream's latest version, 0 when the stream does not exist.
+  virtual Status stream_version(std::string_view stream, uint32_t* version) const = 0;
+
+  virtual Status get_idempotency(std::string_view key, std::string* value) const = 0;
+  // Deletes idempotency records older than `before_ms` (recorded_at is the
+  // first 8 bytes of the value, big-endian ms; see engine/idempotency.h).
+  virtual Status purge_idempotency(int64_t before_ms) = 0;
+
+  virtual Status get_view(std::string_view key, std::string* value) const = 0;
+  // Views whose key starts with prefix, in key order, starting after
+  // `after_key` (exclusive; empty = from the start).
+  virtual Status scan_views(std::string_view prefix, std::string_view after_key,
+                            const std::function<bool(std::string_view key,
+                                                     std::string_view value)>& visit) const = 0;
+
+  // The latest snapshot, kNotFound when none was written.
+  virtual Status get_snapshot(std::string* value) const = 0;
+
+  // For secondary instances: catch up with the primary's latest writes.
+  virtual Status refresh() = 0;
+};
+
+// Opens (or creates) the embedded RocksDB store in `dir`.
+Status open_rocksdb_store(const std::string& dir, const StoreOptions& options,
+                          std::unique_ptr<EventStore>* out);
+
+}  // namespace runledger

@@ -1,0 +1,20 @@
+// SHA-256 for the event hash chain and for lease tokens (which the log only
+// ever holds hashed). Thread-safe: pure functions.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace runledger {
+
+using Hash = std::array<uint8_t, 32>;
+
+Hash sha256(std::string_view bytes);
+std::string to_hex(const uint8_t* data, size_t n);
+inline std::string to_hex(const Hash& h) { return to_hex(h.data(), h.size()); }
+// Hex SHA-256 of a string: how lease tokens are stored.
+inline std::string sha256_hex(std::string_view s) { return to_hex(sha256(s)); }
+
+}  // namespace runledger

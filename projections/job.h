@@ -1,0 +1,240 @@
+// The job model (spec: domain.md section 1 and 1.8): entities, commands, the
+// pure decider, the fold and the JSON view.
+//
+// A job runs as attempts; each attempt has its own state machine:
+//   QUEUED    -> LEASED, CANCELLED
+//   LEASED    -> RUNNING, QUEUED (release, lease expiry), CANCELLED
+//   RUNNING   -> SUCCEEDED, FAILED, CANCELLED, STALE
+//   STALE     -> RUNNING (reattach), SUCCEEDED, FAILED (resolution with evidence)
+//   SUCCEEDED, FAILED, CANCELLED: terminal, never change again.
+// Retries and reruns are new attempts. Thread-compatible: the engine's
+// sequencer is the only thread that touches a State.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "events/event_generated.h"
+#include "projections/decision.h"
+
+namespace runledger {
+struct State;
+}
+
+namespace runledger::jobs {
+
+enum class AttemptState : uint8_t { kQueued, kLeased, kRunning, kStale, kSucceeded, kFailed, kCancelled };
+enum class StepState : uint8_t { kPending, kRunning, kDone, kFailed, kReused };
+
+const char* to_string(AttemptState s);
+const char* to_string(StepState s);
+std::optional<AttemptState> attempt_state_from(std::string_view s);
+bool is_terminal(AttemptState s);
+
+// Limits on enqueue input (422 naming the field beyond them).
+inline constexpr size_t kPlanStepsMax = 64;
+inline constexpr size_t kStepNameBytesMax = 64;
+inline constexpr size_t kInputBytesMax = 64 * 1024;
+inline constexpr size_t kOutputBytesMax = 16 * 1024;
+inline constexpr size_t kErrorBytesMax = 4096;
+inline constexpr int kMaxAttemptsMax = 100;
+inline constexpr size_t kLeaseTokenChars = 32;  // hex
+
+struct Step {
+  std::string name;
+  StepState state = StepState::kPending;
+  int64_t started_at_ms = 0;
+  int64_t finished_at_ms = 0;
+  std::string output;     // JSON text, empty when none
+  std::string error;
+  int reused_from = 0;    // attempt number, for kReused
+};
+
+struct Attempt {
+  int number = 0;
+  AttemptState state = AttemptState::kQueued;
+  int64_t created_at_ms = 0;
+  int64_t started_at_ms = 0;    // JobStarted
+  int64_t finished_at_ms = 0;   // terminal
+  int64_t not_before_ms = 0;
+  std::string error;
+  std::vector<Step> steps;
+  // Lease (LEASED / RUNNING / STALE keep the last worker for forensics).
+  std::string worker;
+  std::string lease_token_sha256;
+  int64_t lease_s = 0;
+  int64_t lease_expires_at_ms = 0;
+  std::string execution_handle;
+  // Cancel.
+  bool cancel_requested = false;
+  std::string cancel_reason;
+  std::string cancel_requested_by;
+  std::string last_completed_step;
+  bool cleanup_needed = false;
+  // Hold placed when this attempt became STALE (open until released).
+  std::string stale_hold_id;
+};
+
+struct Job {
+  std::string id;
+  std::string kind;
+  std::string target;
+  std::string input;   // JSON text
+  std::vector<std::string> plan;
+  std::vector<std::string> reuse_on_rerun;
+  int max_attempts = 3;
+  int priority = 0;
+  int64_t not_before_ms = 0;
+  std::vector<Attempt> attempts;  // attempts[i].number == i + 1
+  uint64_t enqueue_seq = 0;       // FIFO order among equal priorities
+  int64_t created_at_ms = 0;
+  int64_t updated_at_ms = 0;
+  uint32_t version = 0;           // stream version of the last event
+
+  const Attempt& latest() const { return attempts.back(); }
+  Attempt& latest() { return attempts.back(); }
+};
+
+// Ready queue order: higher priority first, then enqueue order.
+struct ReadyKey {
+  int priority;
+  uint64_t enqueue_seq;
+  std::string job_id;
+  bool operator<(const ReadyKey& o) const {
+    return std::tie(o.priority, enqueue_seq, job_id) < std::tie(priority, o.enqueue_seq, o.job_id);
+  }
+};
+
+struct JobsState {
+  std::map<std::string, Job> by_id;                       // live (and hydrated) jobs
+  std::set<ReadyKey> ready;                               // QUEUED attempts
+  std::unordered_map<std::string, std::string> holder;    // target -> job holding it (LEASED/RUNNING)
+  std::set<std::pair<int64_t, std::string>> expiries;     // (lease_expires_at_ms, job) of LEASED/RUNNING
+  std::map<std::string, size_t> count_by_state;           // for metrics
+};
+
+// ---- commands (fields validated for shape by the HTTP layer; deciders
+// check everything that depends on state or policy) ----
+
+struct Enqueue {
+  std::string id;
+  std::string kind;
+  std::string target;
+  std::string input = "null";   // canonical JSON text
+  std::vector<std::string> plan = {"FETCH", "VALIDATE", "LOAD", "AGGREGATE"};
+  std::vector<std::string> reuse_on_rerun = {"FETCH"};
+  int max_attempts = 3;
+  int priority = 0;
+  int64_t not_before_ms = 0;
+};
+struct Claim {
+  std::string worker;
+  std::vector<std::string> kinds;     // empty: any kind
+  std::optional<int64_t> lease_s;
+  std::string lease_token;            // fresh, made by the facade; stored hashed
+};
+struct Heartbeat {
+  std::string job_id;
+  std::string lease_token;
+  std::optional<int64_t> lease_s;
+};
+struct Release {
+  std::string job_id;
+  std::string lease_token;
+};
+struct Start {
+  std::string job_id;
+  std::string lease_token;
+  std::string execution_handle;
+};
+struct StepStart {
+  std::string job_id;
+  std::string step;
+  std::string lease_token;
+};
+struct StepDone {
+  std::string job_id;
+  std::string step;
+  std::string lease_token;
+  std::string output;   // JSON text or empty
+};
+struct StepFail {
+  std::string job_id;
+  std::string step;
+  std::string lease_token;
+  std::string error;
+  bool retryable = false;
+};
+struct Cancel {
+  std::string job_id;
+  std::string reason;
+};
+struct CancelAck {
+  std::string job_id;
+  std::string lease_token;
+};
+struct OutcomeUnknown {
+  std::string job_id;
+  std::string lease_token;
+  std::string kind;     // EXECUTION_STATE_UNKNOWN | RESULT_UNKNOWN
+  std::string detail;
+};
+struct Reattach {
+  std::string job_id;
+  std::string worker;
+  std::string execution_handle;
+  std::string observed;           // running | exited
+  std::optional<int> exit_code;
+  std::optional<int64_t> lease_s;
+  std::string lease_token;        // fresh, for observed=running
+};
+struct Rerun {
+  std::string job_id;
+  std::string reason;
+};
+// System: expire every lease due at context.now_ms (domain.md 1.4).
+struct ExpireLeases {};
+
+Decision decide(const State& s, const Enqueue& c, const Context& ctx);
+Decision decide(const State& s, const Claim& c, const Context& ctx);
+Decision decide(const State& s, const Heartbeat& c, const Context& ctx);
+Decision decide(const State& s, const Release& c, const Context& ctx);
+Decision decide(const State& s, const Start& c, const Context& ctx);
+Decision decide(const State& s, const StepStart& c, const Context& ctx);
+Decision decide(const State& s, const StepDone& c, const Context& ctx);
+Decision decide(const State& s, const StepFail& c, const Context& ctx);
+Decision decide(const State& s, const Cancel& c, const Context& ctx);
+Decision decide(const State& s, const CancelAck& c, const Context& ctx);
+Decision decide(const State& s, const OutcomeUnknown& c, const Context& ctx);
+Decision decide(const State& s, const Reattach& c, const Context& ctx);
+Decision decide(const State& s, const Rerun& c, const Context& ctx);
+Decision decide(const State& s, const ExpireLeases& c, const Context& ctx);
+
+// Folds one job-stream event (payload types JobEnqueued..AttemptResolved)
+// into the state, keeping every index above in step.
+void evolve(State& s, const fb::Event& e);
+
+// The earliest lease expiry, 0 when no lease is open.
+int64_t next_due_ms(const State& s);
+// True when the latest attempt is terminal: the job may leave memory.
+bool finished(const Job& j);
+
+// The job as the HTTP API shows it (http-api.md "A job in JSON").
+nlohmann::json view(const State& s, const Job& j);
+// Lossless internal form for snapshots and hydration.
+nlohmann::json to_json(const Job& j);
+Job from_json(const nlohmann::json& j);
+// Re-inserts a job (from a snapshot or hydration) and rebuilds its index entries.
+void adopt(State& s, Job job);
+// Removes a finished job from memory (its view lives in the store).
+void evict(State& s, const std::string& job_id);
+
+}  // namespace runledger::jobs

@@ -1,0 +1,1 @@
+#include "tools/server_main.h"
