@@ -6,11 +6,13 @@
 // anything but error. Thread-compatible: only the sequencer touches a State.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,18 +33,39 @@ enum class DocStatus : uint8_t { kPending, kRunning, kIndexed, kFailed };
 const char* to_string(Status s);
 const char* to_string(SyncStatus s);
 const char* to_string(DocStatus s);
+// Parse the names above (query filters, snapshots); nullopt when unknown.
+std::optional<Status> status_from(std::string_view s);
+std::optional<SyncStatus> sync_status_from(std::string_view s);
+std::optional<DocStatus> doc_status_from(std::string_view s);
 
 inline constexpr size_t kLastErrorCodePointsMax = 500;
 inline constexpr size_t kNameBytesMax = 256;
 inline constexpr size_t kDocumentsPerReportMax = 10000;
 inline constexpr int64_t kSyncScheduleSMax = 366LL * 24 * 3600;
+inline constexpr size_t kDocumentIdBytesMax = 1024;
+inline constexpr size_t kDocumentErrorCodePointsMax = 500;
+inline constexpr size_t kSyncIdBytesMax = 128;
+// How many ended syncs a connector remembers, so a late report can be told
+// apart as aborted, superseded or already finished. Older ones answer
+// "unknown": still refused, only the reason is less precise.
+inline constexpr size_t kEndedSyncsKept = 16;
+inline constexpr const char* kAbortedDocumentError = "sync aborted";
 
 // Cuts text to at most `max` Unicode code points, never inside a character.
 std::string cut_code_points(std::string_view text, size_t max);
 
 struct Document {
   DocStatus status = DocStatus::kPending;
-  std::string error;
+  std::string error;  // only while failed
+  bool operator==(const Document&) const = default;
+};
+
+// A sync that is no longer running, and how it ended:
+// succeeded | failed | aborted | superseded (its lock was broken).
+struct EndedSync {
+  std::string sync_id;
+  std::string how;
+  bool operator==(const EndedSync&) const = default;
 };
 
 struct Connector {
@@ -59,9 +82,16 @@ struct Connector {
   std::string sync_trigger;
   int64_t sync_started_at_ms = 0;
   std::map<std::string, Document> documents;
+  // Documents per DocStatus, kept in step with `documents` by the fold so a
+  // view of a connector with 100k documents does not walk them.
+  std::array<int64_t, 4> document_counts{};
+  std::vector<EndedSync> ended_syncs;  // oldest first, at most kEndedSyncsKept
   int64_t created_at_ms = 0;
-  int64_t updated_at_ms = 0;
-  uint32_t version = 0;
+  int64_t updated_at_ms = 0;         // last event that changed the connector
+  uint32_t version = 0;              // stream version of the last event
+
+  bool running() const { return sync_status == SyncStatus::kRunning; }
+  bool operator==(const Connector&) const = default;
 };
 
 struct ConnectorsState {
@@ -127,15 +157,27 @@ Decision decide(const State& s, const ReportFailed& c, const Context& ctx);
 Decision decide(const State& s, const RunSchedule& c, const Context& ctx);
 Decision decide(const State& s, const RecordScheduleGaps& c, const Context& ctx);
 
+// Folds one connector-stream event (ConnectorCreated..ConnectorDeleted) into
+// the state, keeping the slot index in step. ConnectorDeleted erases the
+// connector. An event for a connector not in memory is ignored.
 void evolve(State& s, const fb::Event& e);
+// The earliest schedule slot, 0 when no connector is scheduled. The engine
+// sends RunSchedule when it is due.
 int64_t next_due_ms(const State& s);
-// A deleted connector leaves memory; its stream stays in the log.
+// Never true: a deleted connector is erased by the fold; its stream stays in
+// the log.
 bool finished(const Connector& c);
 
+// The connector as the HTTP API shows it (http-api.md "A connector in JSON").
 nlohmann::json view(const Connector& c);
+// The reply body of GET .../documents: {"documents": [{"id","status","error"?}]},
+// sorted by id, only those with status `filter` when given.
 nlohmann::json documents_view(const Connector& c, std::optional<DocStatus> filter);
+// Lossless internal form for snapshots (documents and ended syncs included).
 nlohmann::json to_json(const Connector& c);
+// Throws nlohmann::json::exception on a malformed snapshot entry.
 Connector from_json(const nlohmann::json& j);
+// Inserts (or replaces) a connector and rebuilds its slot entry.
 void adopt(State& s, Connector c);
 void evict(State& s, const std::string& id);
 

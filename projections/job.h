@@ -31,12 +31,21 @@ struct State;
 
 namespace runledger::jobs {
 
-enum class AttemptState : uint8_t { kQueued, kLeased, kRunning, kStale, kSucceeded, kFailed, kCancelled };
+enum class AttemptState : uint8_t {
+  kQueued,
+  kLeased,
+  kRunning,
+  kStale,
+  kSucceeded,
+  kFailed,
+  kCancelled
+};
 enum class StepState : uint8_t { kPending, kRunning, kDone, kFailed, kReused };
 
 const char* to_string(AttemptState s);
 const char* to_string(StepState s);
 std::optional<AttemptState> attempt_state_from(std::string_view s);
+std::optional<StepState> step_state_from(std::string_view s);
 bool is_terminal(AttemptState s);
 
 // Limits on enqueue input (422 naming the field beyond them).
@@ -46,24 +55,31 @@ inline constexpr size_t kInputBytesMax = 64 * 1024;
 inline constexpr size_t kOutputBytesMax = 16 * 1024;
 inline constexpr size_t kErrorBytesMax = 4096;
 inline constexpr int kMaxAttemptsMax = 100;
-inline constexpr size_t kLeaseTokenChars = 32;  // hex
+inline constexpr size_t kLeaseTokenChars = 32;   // hex
+inline constexpr size_t kReasonBytesMax = 1024;  // cancel and rerun reasons
+inline constexpr size_t kExecutionHandleBytesMax = 1024;
+// Reruns add attempts without end; this bounds a job's memory and view.
+inline constexpr int kAttemptsMax = 1000;
+// Leases expired by one ExpireLeases command; the rest stay due (next_due_ms()
+// is still in the past), so the engine's timer runs the command again at once.
+inline constexpr size_t kExpiriesPerCommandMax = 256;
 
 struct Step {
   std::string name;
   StepState state = StepState::kPending;
   int64_t started_at_ms = 0;
   int64_t finished_at_ms = 0;
-  std::string output;     // JSON text, empty when none
+  std::string output;  // JSON text, empty when none
   std::string error;
-  int reused_from = 0;    // attempt number, for kReused
+  int reused_from = 0;  // attempt number, for kReused
 };
 
 struct Attempt {
   int number = 0;
   AttemptState state = AttemptState::kQueued;
   int64_t created_at_ms = 0;
-  int64_t started_at_ms = 0;    // JobStarted
-  int64_t finished_at_ms = 0;   // terminal
+  int64_t started_at_ms = 0;   // JobStarted
+  int64_t finished_at_ms = 0;  // terminal
   int64_t not_before_ms = 0;
   std::string error;
   std::vector<Step> steps;
@@ -87,7 +103,7 @@ struct Job {
   std::string id;
   std::string kind;
   std::string target;
-  std::string input;   // JSON text
+  std::string input;  // JSON text
   std::vector<std::string> plan;
   std::vector<std::string> reuse_on_rerun;
   int max_attempts = 3;
@@ -97,10 +113,18 @@ struct Job {
   uint64_t enqueue_seq = 0;       // FIFO order among equal priorities
   int64_t created_at_ms = 0;
   int64_t updated_at_ms = 0;
-  uint32_t version = 0;           // stream version of the last event
+  uint32_t version = 0;  // stream version of the last event
 
   const Attempt& latest() const { return attempts.back(); }
   Attempt& latest() { return attempts.back(); }
+  // The attempt numbered `number`, or nullptr.
+  const Attempt* attempt(int number) const {
+    return number >= 1 && static_cast<size_t>(number) <= attempts.size() ? &attempts[number - 1]
+                                                                         : nullptr;
+  }
+  Attempt* attempt(int number) {
+    return const_cast<Attempt*>(static_cast<const Job&>(*this).attempt(number));
+  }
 };
 
 // Ready queue order: higher priority first, then enqueue order.
@@ -113,12 +137,16 @@ struct ReadyKey {
   }
 };
 
+// count_by_state with every attempt state at zero, so metrics list them all.
+std::map<std::string, size_t> zero_counts_by_state();
+
 struct JobsState {
-  std::map<std::string, Job> by_id;                       // live (and hydrated) jobs
-  std::set<ReadyKey> ready;                               // QUEUED attempts
-  std::unordered_map<std::string, std::string> holder;    // target -> job holding it (LEASED/RUNNING)
-  std::set<std::pair<int64_t, std::string>> expiries;     // (lease_expires_at_ms, job) of LEASED/RUNNING
-  std::map<std::string, size_t> count_by_state;           // for metrics
+  std::map<std::string, Job> by_id;                     // live (and hydrated) jobs
+  std::set<ReadyKey> ready;                             // QUEUED attempts
+  std::unordered_map<std::string, std::string> holder;  // target -> job holding it (LEASED/RUNNING)
+  std::set<std::pair<int64_t, std::string>>
+      expiries;  // (lease_expires_at_ms, job) of LEASED/RUNNING
+  std::map<std::string, size_t> count_by_state = zero_counts_by_state();  // for metrics
 };
 
 // ---- commands (fields validated for shape by the HTTP layer; deciders
@@ -128,7 +156,7 @@ struct Enqueue {
   std::string id;
   std::string kind;
   std::string target;
-  std::string input = "null";   // canonical JSON text
+  std::string input = "null";  // canonical JSON text
   std::vector<std::string> plan = {"FETCH", "VALIDATE", "LOAD", "AGGREGATE"};
   std::vector<std::string> reuse_on_rerun = {"FETCH"};
   int max_attempts = 3;
@@ -137,9 +165,9 @@ struct Enqueue {
 };
 struct Claim {
   std::string worker;
-  std::vector<std::string> kinds;     // empty: any kind
+  std::vector<std::string> kinds;  // empty: any kind
   std::optional<int64_t> lease_s;
-  std::string lease_token;            // fresh, made by the facade; stored hashed
+  std::string lease_token;  // fresh, made by the facade; stored hashed
 };
 struct Heartbeat {
   std::string job_id;
@@ -164,7 +192,7 @@ struct StepDone {
   std::string job_id;
   std::string step;
   std::string lease_token;
-  std::string output;   // JSON text or empty
+  std::string output;  // JSON text or empty
 };
 struct StepFail {
   std::string job_id;
@@ -184,17 +212,17 @@ struct CancelAck {
 struct OutcomeUnknown {
   std::string job_id;
   std::string lease_token;
-  std::string kind;     // EXECUTION_STATE_UNKNOWN | RESULT_UNKNOWN
+  std::string kind;  // EXECUTION_STATE_UNKNOWN | RESULT_UNKNOWN
   std::string detail;
 };
 struct Reattach {
   std::string job_id;
   std::string worker;
   std::string execution_handle;
-  std::string observed;           // running | exited
+  std::string observed;  // running | exited
   std::optional<int> exit_code;
   std::optional<int64_t> lease_s;
-  std::string lease_token;        // fresh, for observed=running
+  std::string lease_token;  // fresh, for observed=running
 };
 struct Rerun {
   std::string job_id;
@@ -232,9 +260,11 @@ nlohmann::json view(const State& s, const Job& j);
 // Lossless internal form for snapshots and hydration.
 nlohmann::json to_json(const Job& j);
 Job from_json(const nlohmann::json& j);
-// Re-inserts a job (from a snapshot or hydration) and rebuilds its index entries.
+// Re-inserts a job in any state (from a snapshot or hydration), replacing one
+// with the same id, and rebuilds its index entries.
 void adopt(State& s, Job job);
-// Removes a finished job from memory (its view lives in the store).
+// Removes a finished job from memory (its view lives in the store). A job
+// whose latest attempt is not terminal stays: claims and expiries need it.
 void evict(State& s, const std::string& job_id);
 
 }  // namespace runledger::jobs

@@ -1,1 +1,196 @@
 #include "tools/server_main.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/engine.h"
+#include "engine/log.h"
+#include "http/server.h"
+
+namespace runledger {
+namespace {
+
+struct Flags {
+  std::string listen = "127.0.0.1:8080";
+  std::string data = "./data";
+  int64_t stale_lock_s = 3600;
+  int64_t lease_default_s = 30;
+  int64_t lease_max_s = 3600;
+  size_t body_limit_bytes = 1 << 20;
+  size_t http_threads = 128;
+  std::string auth_tokens;
+  int64_t retry_backoff_s = 1;
+  std::string log_level = "info";
+  bool read_only = false;
+  uint64_t snapshot_every_events = 200'000;
+};
+
+void add_flags(CLI::App& app, Flags& f) {
+  app.add_option("--listen", f.listen, "HOST:PORT to listen on")->envname("RUNLEDGER_LISTEN")
+      ->capture_default_str();
+  app.add_option("--data", f.data, "data folder (created on first start)")
+      ->envname("RUNLEDGER_DATA")->capture_default_str();
+  app.add_option("--stale-lock-s", f.stale_lock_s, "age at which a running sync is stale")
+      ->envname("RUNLEDGER_STALE_LOCK_S")->check(CLI::Range(1, 365 * 24 * 3600))
+      ->capture_default_str();
+  app.add_option("--lease-default-s", f.lease_default_s, "lease length when a claim gives none")
+      ->envname("RUNLEDGER_LEASE_DEFAULT_S")->check(CLI::Range(1, 24 * 3600))
+      ->capture_default_str();
+  app.add_option("--lease-max-s", f.lease_max_s, "longest lease a worker may ask for")
+      ->envname("RUNLEDGER_LEASE_MAX_S")->check(CLI::Range(1, 24 * 3600))->capture_default_str();
+  app.add_option("--body-limit-bytes", f.body_limit_bytes, "largest request body accepted")
+      ->envname("RUNLEDGER_BODY_LIMIT_BYTES")->check(CLI::Range(1024, 64 * 1024 * 1024))
+      ->capture_default_str();
+  app.add_option("--http-threads", f.http_threads, "threads serving HTTP connections")
+      ->envname("RUNLEDGER_HTTP_THREADS")->check(CLI::Range(2, 4096))->capture_default_str();
+  app.add_option("--auth-tokens", f.auth_tokens, "file of bearer tokens: NAME ROLE TOKEN per line")
+      ->envname("RUNLEDGER_AUTH_TOKENS");
+  app.add_option("--retry-backoff-s", f.retry_backoff_s,
+                 "first retry delay; doubles per attempt, at most 300 s")
+      ->envname("RUNLEDGER_RETRY_BACKOFF_S")->check(CLI::Range(0, 300))->capture_default_str();
+  app.add_option("--log-level", f.log_level, "debug, info, warn or error")
+      ->envname("RUNLEDGER_LOG_LEVEL")->capture_default_str();
+  app.add_flag("--read-only", f.read_only, "serve reads only (forensics; starts on a damaged log)")
+      ->envname("RUNLEDGER_READ_ONLY");
+  app.add_option("--snapshot-every-events", f.snapshot_every_events,
+                 "write a projection snapshot after this many events")
+      ->envname("RUNLEDGER_SNAPSHOT_EVERY_EVENTS")->check(CLI::Range(1000, 100'000'000))
+      ->capture_default_str();
+}
+
+bool split_listen(const std::string& listen, std::string* host, int* port) {
+  auto colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  *host = listen.substr(0, colon);
+  if (host->size() > 2 && host->front() == '[' && host->back() == ']') {
+    *host = host->substr(1, host->size() - 2);
+  }
+  try {
+    size_t used = 0;
+    *port = std::stoi(listen.substr(colon + 1), &used);
+    return used == listen.size() - colon - 1 && *port >= 0 && *port <= 65535;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// Signals are taken by one thread with sigwait, so no handler runs inside
+// the engine's or the HTTP library's threads.
+sigset_t shutdown_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+}  // namespace
+
+int server_main(int argc, char** argv) {
+  CLI::App app{"runledgerd: the runledger engine and its HTTP API"};
+  Flags f;
+  add_flags(app, f);
+  CLI11_PARSE(app, argc, argv);
+
+  log::Level level;
+  if (!log::parse_level(f.log_level, &level)) {
+    std::fprintf(stderr, "--log-level must be debug, info, warn or error\n");
+    return 2;
+  }
+  log::set_level(level);
+  std::string host;
+  int port = 0;
+  if (!split_listen(f.listen, &host, &port)) {
+    std::fprintf(stderr, "--listen must be HOST:PORT, got '%s'\n", f.listen.c_str());
+    return 2;
+  }
+  if (!f.auth_tokens.empty()) {
+    std::fprintf(stderr, "--auth-tokens: bearer-token authentication is not available in this "
+                         "build; listen on loopback without it\n");
+    return 2;
+  }
+  if (!is_loopback(host)) {
+    std::fprintf(stderr, "refusing to listen on %s without --auth-tokens: only loopback "
+                         "addresses may run without authentication\n", host.c_str());
+    return 2;
+  }
+  if (f.lease_default_s > f.lease_max_s) {
+    std::fprintf(stderr, "--lease-default-s must not exceed --lease-max-s\n");
+    return 2;
+  }
+
+  sigset_t signals = shutdown_signals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::error_code ec;
+  std::filesystem::create_directories(f.data, ec);
+  StoreOptions so;
+  so.read_only = f.read_only;
+  std::unique_ptr<EventStore> raw_store;
+  Status st = open_rocksdb_store(f.data, so, &raw_store);
+  if (!st.ok()) {
+    log::error("cannot open the data folder {}: {}", f.data, st.ToString());
+    return 1;
+  }
+  std::shared_ptr<EventStore> store = std::move(raw_store);
+  SystemClock clock;
+  EngineOptions eo;
+  eo.policy.lease_default_s = f.lease_default_s;
+  eo.policy.lease_max_s = f.lease_max_s;
+  eo.policy.stale_lock_s = f.stale_lock_s;
+  eo.policy.retry_backoff_s = f.retry_backoff_s;
+  eo.read_only = f.read_only;
+  eo.snapshot_every_events = f.snapshot_every_events;
+  std::unique_ptr<Engine> engine;
+  st = Engine::open(store, clock, eo, &engine);
+  if (!st.ok()) {
+    log::error("the log in {} failed verification: {}", f.data, st.ToString());
+    log::error("refusing to serve state built from a damaged log; start with --read-only to "
+               "read it for forensics, and run `runledger verify --data {}`", f.data);
+    return 3;
+  }
+  const auto& rep = engine->load_report();
+  log::info("replayed {} events in {:.3f} s (snapshot at seq {})", rep.replayed, rep.seconds,
+            rep.snapshot_seq);
+  if (!rep.damage.ok()) log::warn("read-only on a damaged log: {}", rep.damage.ToString());
+  engine->record_schedule_gaps();
+
+  http::ServerOptions ho;
+  ho.host = host;
+  ho.port = port;
+  ho.threads = f.http_threads;
+  ho.body_limit_bytes = f.body_limit_bytes;
+  ho.api.lease_max_s = f.lease_max_s;
+  http::Server server(*engine, ho);
+  st = server.bind();
+  if (!st.ok()) {
+    log::error("{}", st.ToString());
+    return 1;
+  }
+  log::info("listening on {}:{} with data in {}{}", host, server.port(), f.data,
+            f.read_only ? " (read-only)" : "");
+  std::thread waiter([&server, signals] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    log::info("signal {}: shutting down", sig);
+    server.stop();
+  });
+  server.serve();
+  engine->shutdown();
+  // The waiter may still be in sigwait if the server stopped on its own.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  log::info("stopped cleanly");
+  return 0;
+}
+
+}  // namespace runledger

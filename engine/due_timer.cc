@@ -1,0 +1,67 @@
+#include "engine/due_timer.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+namespace runledger {
+
+struct DueTimer::Impl {
+  const Clock& clock;
+  std::function<void()> on_due;
+  boost::asio::io_context io;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
+  boost::asio::steady_timer timer{io};
+  int64_t scheduled_ms = 0;  // clock time the timer is set for; io thread only
+  std::thread thread;
+
+  Impl(const Clock& c, std::function<void()> f) : clock(c), on_due(std::move(f)) {}
+
+  // REQUIRES: io thread.
+  void set(int64_t due_ms) {
+    const int64_t now = clock.now_ms();
+    const int64_t idle_due = now + kIdleIntervalMs;
+    const int64_t target = due_ms > 0 ? std::min(due_ms, idle_due) : idle_due;
+    if (scheduled_ms != 0 && scheduled_ms <= target) return;  // an earlier wake-up is set
+    scheduled_ms = target;
+    timer.expires_after(std::chrono::milliseconds(std::max<int64_t>(0, target - now)));
+    timer.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;  // cancelled by a re-arm or stop
+      scheduled_ms = 0;
+      on_due();
+      set(0);
+    });
+  }
+};
+
+DueTimer::DueTimer(const Clock& clock, std::function<void()> on_due)
+    : impl_(std::make_unique<Impl>(clock, std::move(on_due))) {
+  impl_->thread = std::thread([this] { impl_->io.run(); });
+  arm(0);
+}
+
+DueTimer::~DueTimer() { stop(); }
+
+void DueTimer::arm(int64_t due_ms) {
+  boost::asio::post(impl_->io, [this, due_ms] {
+    // Re-arming earlier cancels the pending wait; its handler sees an error.
+    if (impl_->scheduled_ms != 0 && due_ms > 0 && due_ms < impl_->scheduled_ms) {
+      impl_->scheduled_ms = 0;
+      impl_->timer.cancel();
+    }
+    impl_->set(due_ms);
+  });
+}
+
+void DueTimer::stop() {
+  if (!impl_->thread.joinable()) return;
+  impl_->work.reset();
+  boost::asio::post(impl_->io, [this] { impl_->timer.cancel(); impl_->io.stop(); });
+  impl_->thread.join();
+}
+
+}  // namespace runledger

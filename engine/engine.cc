@@ -1,0 +1,372 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "engine/due_timer.h"
+#include "engine/entities.h"
+#include "engine/idempotency.h"
+#include "projections/snapshot.h"
+
+namespace runledger {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Random ids for entities the engine creates itself (holds on expiry,
+// scheduled syncs) and for command ids. Used by the sequencer thread only.
+class RandomIds final : public IdSource {
+ public:
+  RandomIds() : rng_(std::random_device{}()) {}
+  std::string next_id(std::string_view prefix) override {
+    return fmt::format("{}-{:016x}", prefix, rng_());
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+const std::string kSystemActor = "system";
+
+}  // namespace
+
+struct Engine::Pending {
+  Request req;
+  std::promise<Reply> promise;
+  SteadyClock::time_point submitted;
+  Reply reply;
+  const char* type = "read";
+  const char* outcome = "ok";
+};
+
+Engine::Engine(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options)
+    : store_(std::move(store)), clock_(clock), options_(std::move(options)),
+      ids_(std::make_unique<RandomIds>()) {}
+
+Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options,
+                    std::unique_ptr<Engine>* out) {
+  std::unique_ptr<Engine> e(new Engine(std::move(store), clock, std::move(options)));
+  LoadOptions lo;
+  lo.tolerate_damage = e->options_.read_only;
+  Status st = load_state(*e->store_, lo, &e->state_, &e->load_report_);
+  if (!st.ok()) return st;
+  e->metrics_.replayed(e->load_report_.replayed, e->load_report_.seconds);
+  if (e->options_.read_only) {
+    e->writable_ = false;
+    e->unavailable_ = e->load_report_.damage.ok()
+                          ? "started read-only (--read-only)"
+                          : "started read-only on a damaged log: " + e->load_report_.damage.ToString();
+  }
+  e->sequencer_ = std::thread([raw = e.get()] { raw->run(); });
+  if (e->options_.timers && !e->options_.read_only) {
+    e->timer_ = std::make_unique<DueTimer>(e->clock_, [raw = e.get()] { raw->tick(); });
+  }
+  *out = std::move(e);
+  return Status::Ok();
+}
+
+Engine::~Engine() { shutdown(); }
+
+std::string Engine::unavailable_reason() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (stopping_) return "shutting down";
+  return unavailable_;
+}
+
+Reply Engine::execute(Request request) {
+  Pending p;
+  p.req = std::move(request);
+  p.submitted = SteadyClock::now();
+  auto reply = p.promise.get_future();
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (stopping_) return Reply::error(503, "unavailable", "the engine is shutting down");
+    if (queue_.size() >= options_.queue_requests_max) {
+      return Reply::error(503, "overloaded", "the engine's queue is full; retry later");
+    }
+    queue_.push_back(std::move(p));
+  }
+  cv_.notify_one();
+  return reply.get();
+}
+
+Reply Engine::read(Renderer render) {
+  Request r;
+  r.render = std::move(render);
+  return execute(std::move(r));
+}
+
+void Engine::tick() {
+  if (!writable()) return;
+  for (Command c : {Command(jobs::ExpireLeases{}), Command(connectors::RunSchedule{})}) {
+    Request r;
+    r.command = std::move(c);
+    r.actor = kSystemActor;
+    r.render = [](const State&, const Decision*) { return Reply{200, "{}"}; };
+    execute(std::move(r)).body.clear();
+  }
+}
+
+void Engine::record_schedule_gaps() {
+  if (!writable()) return;
+  Request r;
+  r.command = connectors::RecordScheduleGaps{};
+  r.actor = kSystemActor;
+  r.render = [](const State&, const Decision*) { return Reply{200, "{}"}; };
+  execute(std::move(r)).body.clear();
+}
+
+void Engine::shutdown() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (stopping_ && !sequencer_.joinable()) return;
+    stopping_ = true;
+  }
+  if (timer_) timer_->stop();
+  cv_.notify_all();
+  if (sequencer_.joinable()) sequencer_.join();
+  // A final snapshot makes the next start fold only what came after it.
+  if (writable() && events_since_snapshot_ > 0) {
+    AppendBatch b;
+    b.snapshot = encode_snapshot(state_);
+    store_->append(b).IgnoreError();  // best effort: the log alone is enough to restart
+  }
+}
+
+void Engine::run() {
+  std::deque<Pending> batch;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and everything in flight is done
+      size_t n = std::min(queue_.size(), options_.batch_requests_max);
+      for (size_t i = 0; i < n; ++i) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    process_batch(batch);
+    batch.clear();
+  }
+}
+
+void Engine::process_batch(std::deque<Pending>& batch) {
+  AppendBatch out;
+  std::vector<std::string> touched;
+  batch_versions_.clear();
+  batch_idempotency_.clear();
+  hydrated_.clear();
+  for (auto& p : batch) {
+    if (!apply_request(p, out, touched)) {
+      // The state may hold half of a command: nothing of this batch is
+      // written, everybody gets 503, and the state is rebuilt from the log.
+      fail_batch(batch, Status::Invalid("a command failed while being applied"));
+      return;
+    }
+  }
+  finish_batch(batch, out, touched);
+}
+
+bool Engine::apply_request(Pending& p, AppendBatch& out, std::vector<std::string>& touched) {
+  Request& r = p.req;
+  if (!r.idempotency_key.empty()) {
+    std::string record;
+    auto it = batch_idempotency_.find(r.idempotency_key);
+    Status st = it != batch_idempotency_.end() ? (record = it->second, Status::Ok())
+                                               : store_->get_idempotency(r.idempotency_key, &record);
+    if (st.ok()) {
+      auto rec = decode_idempotency(record);
+      p.type = "idempotent_replay";
+      if (rec && rec->fingerprint == r.fingerprint) {
+        p.reply = rec->reply;
+      } else {
+        p.outcome = "refused";
+        p.reply = Reply::error(409, "idempotency_key_reused",
+                               "Idempotency-Key was already used for a different request");
+      }
+      return true;
+    }
+  }
+  auto remember = [&](const Reply& reply) {
+    if (r.idempotency_key.empty() || reply.status >= 500) return;
+    std::string rec = encode_idempotency(clock_.now_ms(), r.fingerprint, reply);
+    batch_idempotency_[r.idempotency_key] = rec;
+    out.idempotency.emplace_back(r.idempotency_key, std::move(rec));
+  };
+  if (r.fixed_reply) {
+    p.type = "invalid_request";
+    p.outcome = "refused";
+    p.reply = *r.fixed_reply;
+    remember(p.reply);
+    return true;
+  }
+  if (!r.command) {
+    p.reply = r.render(state_, nullptr);
+    return true;
+  }
+  const Command& cmd = *r.command;
+  p.type = command_name(cmd);
+  if (!writable()) {
+    p.outcome = "unavailable";
+    p.reply = Reply::error(503, "unavailable", "the engine cannot write: " + unavailable_reason());
+    return true;
+  }
+  for (const auto& stream : streams_named(cmd)) {
+    bool before = in_memory(state_, stream);
+    Status st = hydrate(*store_, state_, stream, 0);
+    if (!st.ok()) {
+      p.outcome = "unavailable";
+      p.reply = Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
+      return true;
+    }
+    if (!before && in_memory(state_, stream)) hydrated_.push_back(stream);
+  }
+  Context ctx;
+  ctx.now_ms = clock_.now_ms();
+  ctx.actor = r.actor;
+  ctx.policy = &options_.policy;
+  ctx.ids = ids_.get();
+  Decision d;
+  try {
+    d = decide(state_, cmd, ctx);
+  } catch (const std::exception& e) {
+    p.outcome = "error";
+    p.reply = Reply::error(500, "internal_error", std::string("the command failed: ") + e.what());
+    return true;
+  }
+  try {
+    Status st = append_decision(d, r.actor, ids_->next_id("c"), ctx.now_ms, out, touched);
+    if (!st.ok()) return false;
+    p.reply = r.render(state_, &d);
+  } catch (const std::exception&) {
+    return false;
+  }
+  p.outcome = d.rejection ? "refused" : "ok";
+  if (std::holds_alternative<jobs::ExpireLeases>(cmd)) {
+    uint64_t n = 0;
+    for (const auto& e : d.events) n += e.payload.type == fb::Payload::LeaseExpired;
+    metrics_.lease_expiries(n);
+  }
+  remember(p.reply);
+  return true;
+}
+
+Status Engine::append_decision(const Decision& d, const std::string& actor,
+                               const std::string& command_id, int64_t now_ms, AppendBatch& out,
+                               std::vector<std::string>& touched) {
+  for (const auto& ne : d.events) {
+    uint32_t current = 0;
+    auto it = batch_versions_.find(ne.stream);
+    if (it != batch_versions_.end()) {
+      current = it->second;
+    } else if ((current = version_in_memory(state_, ne.stream)) == 0) {
+      Status st = store_->stream_version(ne.stream, &current);
+      if (!st.ok()) return st;
+    }
+    EventDraft draft;
+    draft.seq = state_.last_seq + 1;
+    draft.stream = ne.stream;
+    draft.stream_version = current + 1;
+    draft.recorded_at_ms = now_ms;
+    draft.actor = actor;
+    draft.command_id = command_id;
+    draft.prev_hash = state_.last_hash;
+    draft.payload = &ne.payload;
+    EncodedEvent enc;
+    encode_event(draft, &enc.bytes);
+    const fb::Event* event = nullptr;
+    // Assert before writing: what we append must read back.
+    Status st = decode_event(enc.bytes, &event);
+    if (!st.ok()) return st;
+    evolve(state_, *event);
+    state_.last_hash = sha256(enc.bytes);
+    enc.seq = draft.seq;
+    enc.stream = ne.stream;
+    enc.stream_version = draft.stream_version;
+    batch_versions_[ne.stream] = draft.stream_version;
+    touched.push_back(ne.stream);
+    out.events.push_back(std::move(enc));
+  }
+  return Status::Ok();
+}
+
+void Engine::finish_batch(std::deque<Pending>& batch, AppendBatch& out,
+                          std::vector<std::string>& touched) {
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (const auto& stream : touched) {
+    if (auto view = finished_view(state_, stream)) {
+      out.views.emplace_back(stream, std::move(*view));
+    } else if (std::find(hydrated_.begin(), hydrated_.end(), stream) != hydrated_.end()) {
+      out.views.emplace_back(stream, std::nullopt);  // live again (rerun): memory answers
+    }
+  }
+  for (const auto& stream : touched) evict_if_finished(state_, stream);
+  events_since_snapshot_ += out.events.size();
+  if (!out.events.empty() && events_since_snapshot_ >= options_.snapshot_every_events) {
+    out.snapshot = encode_snapshot(state_);
+  }
+  if (!out.empty()) {
+    Status st = store_->append(out);
+    if (!st.ok()) {
+      fail_batch(batch, st);
+      return;
+    }
+    if (out.snapshot) events_since_snapshot_ = 0;
+    metrics_.batch(batch.size(), out.events.size());
+  }
+  auto now = SteadyClock::now();
+  for (auto& p : batch) {
+    double ms = std::chrono::duration<double, std::milli>(now - p.submitted).count();
+    metrics_.command(p.type, p.outcome, ms);
+    p.promise.set_value(std::move(p.reply));
+  }
+  arm_timer();
+}
+
+void Engine::fail_batch(std::deque<Pending>& batch, const Status& st) {
+  metrics_.write_failure();
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    unavailable_ = "the last write failed (" + st.ToString() + "); rebuilding from the log";
+  }
+  writable_ = false;
+  for (auto& p : batch) {
+    metrics_.command(p.type, "unavailable", 0);
+    p.promise.set_value(Reply::error(
+        503, "unavailable", "the write failed and nothing was changed: " + st.ToString()));
+  }
+  rebuild();
+}
+
+void Engine::rebuild() {
+  State fresh;
+  LoadReport report;
+  Status st = load_state(*store_, LoadOptions{}, &fresh, &report);
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lk(mu_);
+    unavailable_ = "the state could not be rebuilt from the log: " + st.ToString();
+    return;
+  }
+  state_ = std::move(fresh);
+  events_since_snapshot_ = report.replayed;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    unavailable_.clear();
+  }
+  writable_ = !options_.read_only;
+}
+
+void Engine::arm_timer() {
+  if (!timer_) return;
+  int64_t a = jobs::next_due_ms(state_);
+  int64_t b = connectors::next_due_ms(state_);
+  int64_t due = a == 0 ? b : (b == 0 ? a : std::min(a, b));
+  timer_->arm(due);
+}
+
+}  // namespace runledger

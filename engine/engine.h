@@ -1,0 +1,137 @@
+// Engine: the command pipeline. One sequencer thread owns the State: it
+// decides every command against it, folds the events, renders the reply,
+// and group-commits everything decided while the previous batch was being
+// written as ONE WriteBatch with sync=true. Replies (and reads, which also
+// run on the sequencer) are released only after their batch is durable, so
+// nobody ever sees state a crash could lose.
+//
+// A failed write does not get retried blindly: the batch's requests get 503,
+// the engine rebuilds its State from the log (memory never drifts from
+// disk) and takes writes again; if the rebuild fails it stays refusing.
+//
+// Thread-safe: execute() may be called from any number of threads.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/clock.h"
+#include "engine/command.h"
+#include "engine/metrics.h"
+#include "engine/reply.h"
+#include "engine/state_loader.h"
+#include "events/event_store.h"
+#include "projections/state.h"
+
+namespace runledger {
+
+class DueTimer;
+
+struct EngineOptions {
+  Policy policy;
+  bool read_only = false;
+  // Arm Asio timers for lease expiry and schedule slots. Tests with a
+  // ManualClock turn this off and call tick() themselves.
+  bool timers = true;
+  // Write a projection snapshot after this many events since the last one.
+  uint64_t snapshot_every_events = 200'000;
+  size_t batch_requests_max = 8192;   // requests per group commit
+  size_t queue_requests_max = 65536;  // queued beyond this: 503, nothing done
+};
+
+// Renders the reply on the sequencer thread, after the command's events
+// were folded (decision is null for reads). It may read the State only.
+using Renderer = std::function<Reply(const State& s, const Decision* decision)>;
+
+struct Request {
+  std::optional<Command> command;   // none: a read
+  Renderer render;
+  std::string actor = "anonymous";
+  std::string idempotency_key;      // empty: none
+  Hash fingerprint{};               // of method, path and body, with a key
+  // A reply decided before the engine (e.g. a 422 from validation) that
+  // must still be recorded under its idempotency key.
+  std::optional<Reply> fixed_reply;
+};
+
+class Engine {
+ public:
+  // Loads the state (snapshot + tail; a damaged log fails unless
+  // options.read_only), then starts the sequencer (and timers).
+  static Status open(std::shared_ptr<EventStore> store, const Clock& clock,
+                     EngineOptions options, std::unique_ptr<Engine>* out);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Runs a request through the sequencer; returns once its reply is durable.
+  Reply execute(Request request);
+  // A read of the durable state on the sequencer thread.
+  Reply read(Renderer render);
+
+  // Submits the system commands for due leases and schedule slots at now.
+  void tick();
+  // Records missed schedule slots once, at start-up (domain.md 2.5).
+  void record_schedule_gaps();
+
+  // Stops taking requests, finishes those in flight, writes a snapshot, joins.
+  void shutdown();
+
+  bool writable() const { return writable_.load(std::memory_order_acquire); }
+  std::string unavailable_reason() const;
+  const LoadReport& load_report() const { return load_report_; }
+  EventStore& store() { return *store_; }
+  const Clock& clock() const { return clock_; }
+  const EngineOptions& options() const { return options_; }
+  // Valid only on the sequencer thread (inside a Renderer).
+  const Metrics& metrics() const { return metrics_; }
+
+ private:
+  struct Pending;
+  Engine(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options);
+  void run();
+  void process_batch(std::deque<Pending>& batch);
+  bool apply_request(Pending& p, AppendBatch& out, std::vector<std::string>& touched);
+  Status append_decision(const Decision& d, const std::string& actor,
+                         const std::string& command_id, int64_t now_ms, AppendBatch& out,
+                         std::vector<std::string>& touched);
+  void finish_batch(std::deque<Pending>& batch, AppendBatch& out,
+                    std::vector<std::string>& touched);
+  void fail_batch(std::deque<Pending>& batch, const Status& st);
+  void rebuild();
+  void arm_timer();
+
+  std::shared_ptr<EventStore> store_;
+  const Clock& clock_;
+  EngineOptions options_;
+  State state_;  // REQUIRES: sequencer thread
+  Metrics metrics_;  // REQUIRES: sequencer thread
+  uint64_t events_since_snapshot_ = 0;
+  std::unordered_map<std::string, uint32_t> batch_versions_;
+  std::unordered_map<std::string, std::string> batch_idempotency_;
+  std::vector<std::string> hydrated_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Pending> queue_;  // GUARDED_BY(mu_)
+  bool stopping_ = false;      // GUARDED_BY(mu_)
+  std::string unavailable_;    // GUARDED_BY(mu_)
+  std::atomic<bool> writable_{true};
+  std::thread sequencer_;
+  std::unique_ptr<DueTimer> timer_;
+  LoadReport load_report_;
+  std::unique_ptr<IdSource> ids_;
+};
+
+}  // namespace runledger

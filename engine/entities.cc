@@ -1,0 +1,131 @@
+#include "engine/entities.h"
+
+namespace runledger {
+
+std::optional<StreamName> parse_stream(std::string_view stream) {
+  auto slash = stream.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  auto prefix = stream.substr(0, slash);
+  auto id = stream.substr(slash + 1);
+  if (prefix == "job") return StreamName{EntityKind::kJob, id};
+  if (prefix == "connector") return StreamName{EntityKind::kConnector, id};
+  if (prefix == "hold") return StreamName{EntityKind::kHold, id};
+  return std::nullopt;
+}
+
+namespace {
+
+template <typename Map>
+auto* find(Map& m, std::string_view id) {
+  auto it = m.find(std::string(id));
+  return it == m.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+bool in_memory(const State& s, std::string_view stream) {
+  return version_in_memory(s, stream) != 0;
+}
+
+uint32_t version_in_memory(const State& s, std::string_view stream) {
+  auto name = parse_stream(stream);
+  if (!name) return 0;
+  switch (name->kind) {
+    case EntityKind::kJob: {
+      const auto* j = find(s.jobs.by_id, name->id);
+      return j ? j->version : 0;
+    }
+    case EntityKind::kConnector: {
+      const auto* c = find(s.connectors.by_id, name->id);
+      return c ? c->version : 0;
+    }
+    case EntityKind::kHold: {
+      const auto* h = find(s.holds.by_id, name->id);
+      return h ? h->version : 0;
+    }
+  }
+  return 0;
+}
+
+Status hydrate(const EventStore& store, State& s, std::string_view stream, uint64_t until_seq) {
+  auto name = parse_stream(stream);
+  if (!name || in_memory(s, stream)) return Status::Ok();
+  State scratch;
+  Status st = store.read_stream(stream, until_seq, [&](const fb::Event& e, std::string_view) {
+    evolve(scratch, e);
+    return true;
+  });
+  if (!st.ok()) return st;
+  std::string id(name->id);
+  switch (name->kind) {
+    case EntityKind::kJob: {
+      auto it = scratch.jobs.by_id.find(id);
+      if (it != scratch.jobs.by_id.end()) jobs::adopt(s, std::move(it->second));
+      break;
+    }
+    case EntityKind::kConnector: {
+      auto it = scratch.connectors.by_id.find(id);
+      if (it != scratch.connectors.by_id.end()) connectors::adopt(s, std::move(it->second));
+      break;
+    }
+    case EntityKind::kHold: {
+      auto it = scratch.holds.by_id.find(id);
+      if (it != scratch.holds.by_id.end()) holds::adopt(s, std::move(it->second));
+      break;
+    }
+  }
+  return Status::Ok();
+}
+
+bool is_finished(const State& s, std::string_view stream) {
+  auto name = parse_stream(stream);
+  if (!name) return false;
+  switch (name->kind) {
+    case EntityKind::kJob: {
+      const auto* j = find(s.jobs.by_id, name->id);
+      return j == nullptr || jobs::finished(*j);
+    }
+    case EntityKind::kConnector: {
+      const auto* c = find(s.connectors.by_id, name->id);
+      return c == nullptr || connectors::finished(*c);
+    }
+    case EntityKind::kHold: {
+      const auto* h = find(s.holds.by_id, name->id);
+      return h == nullptr || holds::finished(*h);
+    }
+  }
+  return false;
+}
+
+void evict_if_finished(State& s, std::string_view stream) {
+  auto name = parse_stream(stream);
+  if (!name || !in_memory(s, stream) || !is_finished(s, stream)) return;
+  std::string id(name->id);
+  switch (name->kind) {
+    case EntityKind::kJob:
+      jobs::evict(s, id);
+      break;
+    case EntityKind::kConnector:
+      connectors::evict(s, id);
+      break;
+    case EntityKind::kHold:
+      holds::evict(s, id);
+      break;
+  }
+}
+
+std::optional<std::string> finished_view(const State& s, std::string_view stream) {
+  auto name = parse_stream(stream);
+  if (!name || !in_memory(s, stream) || !is_finished(s, stream)) return std::nullopt;
+  switch (name->kind) {
+    case EntityKind::kJob:
+      return jobs::view(s, *find(s.jobs.by_id, name->id)).dump();
+    case EntityKind::kConnector:
+      return std::nullopt;  // a deleted connector answers 404: no view
+    case EntityKind::kHold:
+      return holds::view(*find(s.holds.by_id, name->id)).dump();
+  }
+  return std::nullopt;
+}
+
+}  // namespace runledger

@@ -1,0 +1,47 @@
+// Stream-keyed operations on a State that the engine needs independently of
+// the entity type: is it in memory, its stream version, load it from the log
+// (hydrate), drop it when finished (evict), and the view kept in the store
+// for finished entities.
+//
+// Streams are "job/<id>", "connector/<id>", "hold/<id>".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "events/event_store.h"
+#include "projections/state.h"
+
+namespace runledger {
+
+enum class EntityKind : uint8_t { kJob, kConnector, kHold };
+
+struct StreamName {
+  EntityKind kind;
+  std::string_view id;
+};
+std::optional<StreamName> parse_stream(std::string_view stream);
+
+bool in_memory(const State& s, std::string_view stream);
+// The entity's stream version, 0 when it is not in memory.
+uint32_t version_in_memory(const State& s, std::string_view stream);
+
+// Loads an entity that left memory (or, at start-up, that the snapshot did
+// not hold) by folding its stream's events with seq <= until_seq (0 = all)
+// into a scratch state and adopting the result. No-op when already in memory
+// or when the stream has no events.
+Status hydrate(const EventStore& store, State& s, std::string_view stream, uint64_t until_seq);
+
+// True when the entity behind the stream is finished (terminal job, released
+// hold) or gone (deleted connector).
+bool is_finished(const State& s, std::string_view stream);
+// Removes the finished entity from memory; no-op for live ones.
+void evict_if_finished(State& s, std::string_view stream);
+
+// The API view of a finished entity, as stored in the `views` column family
+// under its stream name; nullopt when the entity is not in memory or is live.
+std::optional<std::string> finished_view(const State& s, std::string_view stream);
+
+}  // namespace runledger

@@ -1,0 +1,49 @@
+// Metrics: the engine's counters, rendered in the Prometheus text format.
+// Owned and updated by the sequencer thread only; rendered there too (a
+// /metrics request is a read that runs on the sequencer), so no locks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+namespace runledger {
+
+struct State;
+
+class Metrics {
+ public:
+  // Upper bounds of the latency buckets, in milliseconds.
+  static constexpr std::array<double, 13> kLatencyBucketsMs = {
+      0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000};
+  static constexpr std::array<double, 8> kBatchBuckets = {1, 2, 4, 8, 16, 64, 256, 1024};
+
+  void command(const std::string& type, const std::string& outcome, double latency_ms);
+  void batch(size_t commands, size_t events);
+  void lease_expiries(uint64_t n) { lease_expiries_ += n; }
+  void write_failure() { ++write_failures_; }
+  void replayed(uint64_t events, double seconds) {
+    replayed_events_ = events;
+    replay_seconds_ = seconds;
+  }
+
+  std::string render(const State& s, bool writable) const;
+
+ private:
+  std::map<std::pair<std::string, std::string>, uint64_t> commands_;
+  std::array<uint64_t, kLatencyBucketsMs.size() + 1> latency_counts_{};
+  double latency_sum_ms_ = 0;
+  uint64_t latency_count_ = 0;
+  std::array<uint64_t, kBatchBuckets.size() + 1> batch_counts_{};
+  uint64_t batch_commands_sum_ = 0;
+  uint64_t fsync_batches_ = 0;
+  uint64_t events_appended_ = 0;
+  uint64_t lease_expiries_ = 0;
+  uint64_t write_failures_ = 0;
+  uint64_t replayed_events_ = 0;
+  double replay_seconds_ = 0;
+};
+
+}  // namespace runledger

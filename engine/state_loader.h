@@ -1,0 +1,38 @@
+// Rebuilds the engine's live State from the store: the latest projection
+// snapshot plus the tail of the log after it, verifying every event it reads
+// (decodes, gapless seq, hash chain from the snapshot's hash). Finished
+// entities touched by the tail are dropped from memory at the end.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "events/event_store.h"
+#include "projections/state.h"
+
+namespace runledger {
+
+struct LoadReport {
+  uint64_t snapshot_seq = 0;   // 0: no snapshot, folded from the first event
+  uint64_t replayed = 0;       // tail events folded
+  double seconds = 0;
+  Status damage;               // first problem found; ok() when the log is clean
+};
+
+struct LoadOptions {
+  // Stop at the first damaged event and return OK with the state before it
+  // (report.damage says where); otherwise the damage is the returned error.
+  bool tolerate_damage = false;
+  uint64_t until_seq = 0;      // 0: to the end
+  bool use_snapshot = true;
+  // Drop finished entities from memory at the end, as the engine does. A
+  // replay that shows the whole history keeps them.
+  bool evict_finished = true;
+  // Progress callback (events folded so far), called now and then.
+  std::function<void(uint64_t)> progress;
+};
+
+Status load_state(const EventStore& store, const LoadOptions& options, State* out,
+                  LoadReport* report);
+
+}  // namespace runledger

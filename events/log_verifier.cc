@@ -1,0 +1,210 @@
+// The log walk and the stream index check of verify_log(); see log_verifier.h
+// for what is checked and which seq a finding names.
+#include "events/log_verifier.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace runledger {
+namespace {
+
+// last_seq() and last_hash() are two calls; against a store being appended
+// to, they are retried until they describe the same tail.
+constexpr int kTailReadAttempts = 3;
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+struct StreamTip {
+  uint32_t version = 0;
+  uint64_t seq = 0;  // of the stream's latest event
+};
+
+using StreamTips = std::unordered_map<std::string, StreamTip, StringHash, std::equal_to<>>;
+
+bool same_hash(const flatbuffers::Vector<uint8_t>* stored, const Hash& expected) {
+  return stored != nullptr && stored->size() == expected.size() &&
+         std::equal(expected.begin(), expected.end(), stored->data());
+}
+
+std::string seq_text(uint64_t seq) { return "seq " + std::to_string(seq); }
+
+// Walks the log in seq order, one event at a time, keeping only what the
+// next event is checked against.
+class LogWalk {
+ public:
+  LogWalk(uint64_t until, const VerifyProgressFn& progress, const VerifyEventCheck& check)
+      : until_(until), progress_(progress), check_(check) {}
+
+  // The visitor body: false ends the walk (finding() then says why).
+  bool visit(const fb::Event& e, std::string_view bytes);
+  // What ended the walk, once read_range returned `read`.
+  Status finish(Status read);
+  const StreamTips& streams() const { return streams_; }
+  uint64_t events() const { return events_; }
+  const Hash& last_hash() const { return hash_; }
+
+ private:
+  Status check_event(const fb::Event& e, std::string_view bytes, StreamTip** tip);
+  Status blame_broken_link(bool next_link_holds) const;
+
+  const uint64_t until_;
+  const VerifyProgressFn& progress_;
+  const VerifyEventCheck& check_;
+  StreamTips streams_;
+  uint64_t events_ = 0;
+  Hash hash_{};  // of the last event walked; zeros before seq 1
+  // Set when the prev_hash of this seq is not the hash of the seq before it:
+  // the next event tells which of the two was altered.
+  std::optional<uint64_t> broken_link_;
+  Status finding_;
+};
+
+bool LogWalk::visit(const fb::Event& e, std::string_view bytes) {
+  if (broken_link_) {
+    finding_ = blame_broken_link(same_hash(e.prev_hash(), hash_));
+    return false;
+  }
+  StreamTip* tip = nullptr;
+  finding_ = check_event(e, bytes, &tip);
+  if (!finding_.ok()) return false;
+  tip->version = e.stream_version();
+  tip->seq = e.seq();
+  hash_ = sha256(bytes);
+  ++events_;
+  if (progress_ && events_ % kVerifyProgressEvery == 0) progress_({"log", events_, until_});
+  return true;
+}
+
+Status LogWalk::check_event(const fb::Event& e, std::string_view bytes, StreamTip** tip) {
+  const uint64_t seq = events_ + 1;
+  if (e.seq() != seq) {
+    return Status::Corruption(seq_text(seq) + " is missing: the log goes on with " +
+                                  seq_text(e.seq()),
+                              seq);
+  }
+  const std::string_view stream = e.stream()->string_view();
+  auto it = streams_.find(stream);
+  if (it == streams_.end()) it = streams_.emplace(std::string(stream), StreamTip{}).first;
+  *tip = &it->second;
+  if (e.stream_version() != (*tip)->version + 1) {
+    return Status::Corruption(seq_text(seq) + ": stream " + std::string(stream) + " goes from version " +
+                                  std::to_string((*tip)->version) + " to " +
+                                  std::to_string(e.stream_version()),
+                              seq);
+  }
+  if (!same_hash(e.prev_hash(), hash_)) {
+    if (seq == 1) return Status::Corruption("seq 1: prev_hash is not 32 zero bytes", 1);
+    broken_link_ = seq;
+    return Status::Ok();  // which seq to name is decided by the next event
+  }
+  if (!check_) return Status::Ok();
+  Status s = check_(e, bytes);
+  if (s.code() == Status::Code::kCorruption && s.seq() == 0) {
+    return Status::Corruption(s.message(), seq);
+  }
+  return s;
+}
+
+Status LogWalk::blame_broken_link(bool next_link_holds) const {
+  const uint64_t k = *broken_link_;
+  const std::string link = seq_text(k) + "'s prev_hash is not the hash of " + seq_text(k - 1);
+  if (next_link_holds) {
+    return Status::Corruption(link + ", and " + seq_text(k + 1) + " confirms " + seq_text(k) +
+                                  ": " + seq_text(k - 1) + " was altered",
+                              k - 1);
+  }
+  return Status::Corruption(link + ", and " + seq_text(k + 1) + "'s prev_hash is not the hash of " +
+                                seq_text(k) + " either: " + seq_text(k) + " was altered",
+                            k);
+}
+
+Status LogWalk::finish(Status read) {
+  if (!finding_.ok()) return finding_;
+  if (broken_link_) {
+    // Nothing after seq K can tell whether K-1 or K changed.
+    const uint64_t k = *broken_link_;
+    return Status::Corruption(seq_text(k) + "'s prev_hash is not the hash of " + seq_text(k - 1) +
+                                  " (one of the two was altered)",
+                              k - 1);
+  }
+  if (!read.ok()) return read;
+  if (events_ != until_) {
+    return Status::Corruption("the log ends at " + seq_text(events_) +
+                                  " but the store's last seq is " + std::to_string(until_),
+                              events_ + 1);
+  }
+  return Status::Ok();
+}
+
+// Reads every stream back through the stream index and checks that it holds
+// exactly the versions the walk saw. Keeps going past a finding so that the
+// one with the smallest seq is reported.
+Status check_stream_index(const EventStore& store, const StreamTips& streams, uint64_t until,
+                          const VerifyProgressFn& progress) {
+  Status first;
+  auto note = [&first](Status s) {
+    if (first.ok() || (s.seq() != 0 && (first.seq() == 0 || s.seq() < first.seq()))) {
+      first = std::move(s);
+    }
+  };
+  uint64_t done = 0;
+  for (const auto& [stream, tip] : streams) {
+    uint32_t seen = 0;
+    Status s = store.read_stream(stream, until, [&](const fb::Event& e, std::string_view) {
+      ++seen;
+      return e.stream_version() == seen && e.seq() <= until;
+    });
+    if (!s.ok()) {
+      note(std::move(s));
+    } else if (seen != tip.version) {
+      note(Status::Corruption("the stream index of " + stream + " reads " + std::to_string(seen) +
+                                  " versions in order, the log holds " +
+                                  std::to_string(tip.version),
+                              tip.seq));
+    }
+    if (progress && ++done % kVerifyProgressEvery == 0) progress({"index", done, streams.size()});
+  }
+  if (progress) progress({"index", streams.size(), streams.size()});
+  return first;
+}
+
+bool read_tail(const EventStore& store, uint64_t* seq, Hash* hash) {
+  for (int i = 0; i < kTailReadAttempts; ++i) {
+    *seq = store.last_seq();
+    *hash = store.last_hash();
+    if (store.last_seq() == *seq) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status verify_log(const EventStore& store, VerifyReport* report, const VerifyProgressFn& progress,
+                  const VerifyEventCheck& check) {
+  uint64_t until = 0;
+  Hash tail_hash{};
+  const bool tail_known = read_tail(store, &until, &tail_hash);
+  *report = VerifyReport{};
+  if (until == 0) return Status::Ok();
+  LogWalk walk(until, progress, check);
+  Status read = store.read_range(
+      0, until, [&walk](const fb::Event& e, std::string_view bytes) { return walk.visit(e, bytes); });
+  Status s = walk.finish(std::move(read));
+  report->events = walk.events();
+  report->streams = walk.streams().size();
+  report->last_seq = walk.events();
+  report->last_hash = walk.last_hash();
+  if (!s.ok()) return s;
+  if (progress) progress({"log", walk.events(), until});
+  if (tail_known && tail_hash != walk.last_hash()) {
+    return Status::Corruption("the store's last hash is not the hash of its last event", until);
+  }
+  return check_stream_index(store, walk.streams(), until, progress);
+}
+
+}  // namespace runledger

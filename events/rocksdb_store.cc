@@ -1,0 +1,302 @@
+// Opening and closing the RocksDB store: the options that make it durable and
+// checked, the modes (writable, read-only, secondary), and finding the tail of
+// the log. Appends are in rocksdb_store_append.cc, reads in
+// rocksdb_store_read.cc.
+#include "events/rocksdb_store.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+
+#include "events/keys.h"
+#include "events/rocksdb_store_internal.h"
+
+namespace runledger {
+namespace rocksdb_store {
+
+Status from_rocksdb(const rocksdb::Status& s, std::string_view what, uint64_t seq) {
+  if (s.ok()) return Status::Ok();
+  std::string m = std::string(what) + ": " + s.ToString();
+  if (s.IsCorruption()) return Status::Corruption(std::move(m), seq);
+  if (s.IsNotFound()) return Status::NotFound(std::move(m));
+  if (s.IsInvalidArgument() || s.IsNotSupported()) return Status::Invalid(std::move(m));
+  return Status::IoError(std::move(m));
+}
+
+Status check_stored_event(uint64_t key_seq, std::string_view bytes, const fb::Event** event) {
+  Status s = decode_event(bytes, event);
+  if (!s.ok()) return Status::Corruption(s.message(), key_seq);
+  if ((*event)->seq() != key_seq) {
+    return Status::Corruption(
+        "log key seq " + std::to_string(key_seq) + " holds the event of seq " +
+            std::to_string((*event)->seq()),
+        key_seq);
+  }
+  return Status::Ok();
+}
+
+}  // namespace rocksdb_store
+
+using rocksdb_store::from_rocksdb;
+using rocksdb_store::view;
+
+namespace {
+
+// Shared by every column family so memory stays bounded whatever the mix.
+constexpr size_t kBlockCacheBytes = size_t{64} << 20;
+// Bigger blocks compress better (disk per event) and scan faster.
+constexpr size_t kBlockBytes = size_t{16} << 10;
+// All memtables together; the WAL is cut (and old memtables flushed) beyond
+// kWalBytesMax so that a restart replays little.
+constexpr size_t kMemtablesBytesMax = size_t{128} << 20;
+constexpr uint64_t kWalBytesMax = uint64_t{128} << 20;
+constexpr int kBackgroundJobsMax = 2;
+constexpr int kBloomBitsPerKey = 10;
+constexpr uint64_t kBytesPerSync = uint64_t{1} << 20;
+
+rocksdb::CompressionType first_supported(std::initializer_list<rocksdb::CompressionType> wanted) {
+  const auto supported = rocksdb::GetSupportedCompressions();
+  for (auto c : wanted) {
+    if (std::find(supported.begin(), supported.end(), c) != supported.end()) return c;
+  }
+  return rocksdb::kNoCompression;
+}
+
+rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache>& cache,
+                                            bool point_lookups) {
+  rocksdb::ColumnFamilyOptions o;
+  o.compression = first_supported({rocksdb::kLZ4Compression, rocksdb::kSnappyCompression});
+  o.bottommost_compression = first_supported({rocksdb::kZSTD, rocksdb::kLZ4Compression});
+  o.level_compaction_dynamic_level_bytes = true;
+  rocksdb::BlockBasedTableOptions t;
+  t.block_cache = cache;
+  t.block_size = kBlockBytes;
+  // Block checksums are on by default; they are what turns a flipped bit on
+  // disk into a Corruption status instead of a wrong event.
+  if (point_lookups) t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBloomBitsPerKey));
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  return o;
+}
+
+std::vector<rocksdb::ColumnFamilyDescriptor> family_descriptors() {
+  auto cache = rocksdb::NewLRUCache(kBlockCacheBytes);
+  // Order matches RocksDbStore::Family.
+  return {
+      {keys::kDefaultFamily, family_options(cache, true)},
+      {keys::kLogFamily, family_options(cache, false)},
+      {keys::kStreamIndexFamily, family_options(cache, false)},
+      {keys::kIdempotencyFamily, family_options(cache, true)},
+      {keys::kViewsFamily, family_options(cache, true)},
+      {keys::kSnapshotFamily, family_options(cache, true)},
+  };
+}
+
+rocksdb::DBOptions db_options(const StoreOptions& options, rocksdb::Env* env) {
+  rocksdb::DBOptions o;
+  if (env != nullptr) o.env = env;
+  o.create_if_missing = options.create_if_missing;
+  o.create_missing_column_families = options.create_if_missing;
+  o.paranoid_checks = true;
+  o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  o.max_background_jobs = kBackgroundJobsMax;
+  o.db_write_buffer_size = kMemtablesBytesMax;
+  o.max_total_wal_size = kWalBytesMax;
+  o.bytes_per_sync = kBytesPerSync;
+  // A secondary instance must keep every table file it saw open.
+  if (options.secondary) o.max_open_files = -1;
+  return o;
+}
+
+bool mentions_lock(const rocksdb::Status& s) {
+  std::string text = s.ToString();
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s.IsIOError() && text.find("lock") != std::string::npos;
+}
+
+}  // namespace
+
+namespace {
+
+StoreOptions normalized(StoreOptions options) {
+  if (options.secondary) options.read_only = true;
+  return options;
+}
+
+}  // namespace
+
+RocksDbStore::RocksDbStore(std::string dir, StoreOptions options, rocksdb::Env* env)
+    : dir_(std::move(dir)), options_(normalized(std::move(options))), env_(env) {}
+
+RocksDbStore::~RocksDbStore() { close_db(); }
+
+Status RocksDbStore::open() {
+  const bool exists = std::filesystem::exists(std::filesystem::path(dir_) / "CURRENT");
+  if (!exists && (!options_.create_if_missing || options_.read_only)) {
+    return Status::NotFound("data folder " + dir_ + " holds no runledger store");
+  }
+  if (options_.secondary && options_.secondary_path.empty()) {
+    return Status::Invalid("a secondary store needs a secondary_path");
+  }
+  std::unique_lock lock(db_mu_);
+  if (Status s = open_db(); !s.ok()) return s;
+  if (Status f = check_format(); !f.ok()) return f;
+  return load_tail();
+}
+
+Status RocksDbStore::open_db() {
+  rocksdb::DBOptions o = db_options(options_, env_);
+  auto families = family_descriptors();
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s;
+  if (options_.secondary) {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.secondary_path, ec);
+    s = rocksdb::DB::OpenAsSecondary(o, dir_, options_.secondary_path, families, &handles_, &db);
+  } else if (options_.read_only) {
+    s = rocksdb::DB::OpenForReadOnly(o, dir_, families, &handles_, &db);
+  } else {
+    s = rocksdb::DB::Open(o, dir_, families, &handles_, &db);
+  }
+  if (!s.ok()) {
+    if (mentions_lock(s)) {
+      return Status::Unavailable("data folder " + dir_ + " is in use by another runledgerd (" +
+                                 s.ToString() + ")");
+    }
+    return from_rocksdb(s, "opening data folder " + dir_);
+  }
+  db_.reset(db);
+  return Status::Ok();
+}
+
+void RocksDbStore::close_db() {
+  if (!db_) return;
+  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  handles_.clear();
+  // Every acknowledged batch is already synced; a failed close loses nothing.
+  db_->Close().PermitUncheckedError();
+  db_.reset();
+}
+
+Status RocksDbStore::closed() const {
+  return Status::Unavailable("the store of " + dir_ + " is closed after a write error");
+}
+
+Status RocksDbStore::check_format() {
+  std::string format;
+  Status s = get(kDefault, keys::kFormatKey, &format);
+  if (s.code() == Status::Code::kNotFound && writable()) {
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    return from_rocksdb(db_->Put(wo, cf(kDefault), rocksdb_store::slice(keys::kFormatKey),
+                                 rocksdb_store::slice(keys::kLogFormat)),
+                        "recording the log format");
+  }
+  if (s.code() == Status::Code::kNotFound) return Status::Ok();  // never written to
+  if (!s.ok()) return s;
+  if (format != keys::kLogFormat) {
+    return Status::Invalid("data folder " + dir_ + " holds log format '" + format +
+                           "', this build reads '" + std::string(keys::kLogFormat) + "'");
+  }
+  return Status::Ok();
+}
+
+// Sets last_seq/last_hash from the last stored event. A writable store
+// refuses to continue a log whose tail does not verify; a reading one opens
+// anyway, so that verify can walk the log and name the first damage.
+Status RocksDbStore::load_tail() {
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = true;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kLog)));
+  it->SeekToLast();
+  uint64_t seq = 0;
+  Hash hash{};
+  Status problem;
+  if (it->Valid()) {
+    if (keys::parse_log_key(view(it->key()), &seq)) {
+      hash = sha256(view(it->value()));
+      const fb::Event* e = nullptr;
+      problem = rocksdb_store::check_stored_event(seq, view(it->value()), &e);
+      if (!problem.ok() && !writable()) problem = Status::Ok();  // seq and hash stand
+    } else {
+      problem = Status::Corruption("the last log key is malformed");
+    }
+  } else {
+    problem = from_rocksdb(it->status(), "reading the last event");
+  }
+  if (!problem.ok()) {
+    if (writable() || problem.code() != Status::Code::kCorruption) return problem;
+    hash = Hash{};
+    if (Status f = last_seq_without_reading_events(&seq); !f.ok()) return f;
+  }
+  std::lock_guard lock(tail_mu_);
+  last_seq_ = seq;
+  last_hash_ = hash;
+  return Status::Ok();
+}
+
+// The highest well-formed log key, from RocksDB's manifest (the key range of
+// each table file) and the memtable, without reading a table block: what a
+// reading store uses when the block holding the last event is damaged.
+Status RocksDbStore::last_seq_without_reading_events(uint64_t* seq) const {
+  *seq = 0;
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+  for (const auto& f : files) {
+    uint64_t largest = 0;
+    if (f.column_family_name == keys::kLogFamily && keys::parse_log_key(f.largestkey, &largest)) {
+      *seq = std::max(*seq, largest);
+    }
+  }
+  rocksdb::ReadOptions ro;
+  ro.read_tier = rocksdb::kMemtableTier;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kLog)));
+  uint64_t in_memory = 0;
+  for (it->SeekToLast(); it->Valid(); it->Prev()) {
+    if (keys::parse_log_key(view(it->key()), &in_memory)) {
+      *seq = std::max(*seq, in_memory);
+      break;
+    }
+  }
+  return from_rocksdb(it->status(), "reading the memtable");
+}
+
+uint64_t RocksDbStore::last_seq() const {
+  std::lock_guard lock(tail_mu_);
+  return last_seq_;
+}
+
+Hash RocksDbStore::last_hash() const {
+  std::lock_guard lock(tail_mu_);
+  return last_hash_;
+}
+
+Status RocksDbStore::refresh() {
+  if (!options_.secondary) return Status::Ok();  // nothing to catch up with
+  std::shared_lock lock(db_mu_);
+  if (!db_) return closed();
+  Status s = from_rocksdb(db_->TryCatchUpWithPrimary(), "catching up with the primary");
+  if (!s.ok()) return s;
+  return load_tail();
+}
+
+Status open_rocksdb_store(const std::string& dir, const StoreOptions& options, rocksdb::Env* env,
+                          std::unique_ptr<EventStore>* out) {
+  std::unique_ptr<RocksDbStore> store(new RocksDbStore(dir, options, env));
+  Status s = store->open();
+  if (!s.ok()) return s;
+  *out = std::move(store);
+  return Status::Ok();
+}
+
+Status open_rocksdb_store(const std::string& dir, const StoreOptions& options,
+                          std::unique_ptr<EventStore>* out) {
+  return open_rocksdb_store(dir, options, nullptr, out);
+}
+
+}  // namespace runledger

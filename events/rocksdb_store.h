@@ -1,0 +1,131 @@
+// RocksDbStore: the embedded EventStore, one RocksDB database in the data
+// folder with the column families of events/keys.h.
+//
+// Durability: every append is one WriteBatch written with sync=true, so an
+// acknowledged batch survives a crash whole, and an unacknowledged one is
+// either whole or absent. The WAL is recovered with
+// kTolerateCorruptedTailRecords: a torn record at the very end of the WAL (a
+// batch whose fsync never returned) is dropped; corruption anywhere else fails
+// the open instead of silently losing what follows it.
+//
+// Concurrency: one thread appends (the sequencer); reads, last_seq() and
+// last_hash() are safe from any thread at the same time. RocksDB's LOCK file
+// keeps a second process from opening the folder for writing.
+//
+// Write errors: a failed append answers kIoError and changes nothing in
+// memory. The next append first resumes RocksDB (or reopens the database when
+// it cannot resume) and reloads the tail from disk. When the disk failed after
+// the batch's bytes reached the WAL, that batch may turn out to be in the log
+// after all: after a kIoError, callers re-read last_seq() (and rebuild from
+// the log) rather than assume the batch is absent.
+//
+// Modes: writable (default), read_only (OpenForReadOnly: a frozen view of the
+// folder as it was when opened), secondary (OpenAsSecondary: follows a
+// running primary through refresh()). append() and purge_idempotency() answer
+// kUnavailable in both read modes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include "events/event_store.h"
+
+namespace runledger {
+
+// Most events one append() takes; the sequencer's batches are far smaller.
+inline constexpr size_t kAppendBatchEventsMax = 100'000;
+// Streams whose latest version the appender remembers; beyond this the
+// memory is dropped and rebuilt from the stream index on demand.
+inline constexpr size_t kStreamVersionCacheMax = 200'000;
+
+class RocksDbStore final : public EventStore {
+ public:
+  ~RocksDbStore() override;
+  RocksDbStore(const RocksDbStore&) = delete;
+  RocksDbStore& operator=(const RocksDbStore&) = delete;
+
+  Status append(const AppendBatch& batch) override;
+  uint64_t last_seq() const override;
+  Hash last_hash() const override;
+  Status read_range(uint64_t after, uint64_t until, const EventVisitor& visit) const override;
+  Status read_event(uint64_t seq, std::string* bytes) const override;
+  Status read_stream(std::string_view stream, uint64_t until_seq,
+                     const EventVisitor& visit) const override;
+  Status stream_version(std::string_view stream, uint32_t* version) const override;
+  Status get_idempotency(std::string_view key, std::string* value) const override;
+  Status purge_idempotency(int64_t before_ms) override;
+  Status get_view(std::string_view key, std::string* value) const override;
+  Status scan_views(std::string_view prefix, std::string_view after_key,
+                    const std::function<bool(std::string_view key, std::string_view value)>&
+                        visit) const override;
+  Status get_snapshot(std::string* value) const override;
+  Status refresh() override;
+
+ private:
+  friend Status open_rocksdb_store(const std::string& dir, const StoreOptions& options,
+                                   rocksdb::Env* env, std::unique_ptr<EventStore>* out);
+
+  // Column family handles, in the order handles_ holds them.
+  enum Family : size_t { kDefault, kLog, kStreamIndex, kIdempotency, kViews, kSnapshot, kCount };
+
+  RocksDbStore(std::string dir, StoreOptions options, rocksdb::Env* env);
+  Status open();
+  // REQUIRES: db_mu_ held exclusively (or no other thread can see the store).
+  Status open_db();
+  void close_db();
+  Status resume_after_write_error();
+  // REQUIRES for the rest: db_mu_ held (shared is enough) and db_ open.
+  Status check_format();
+  Status load_tail();
+  Status last_seq_without_reading_events(uint64_t* seq) const;
+  Status stage_event(const EncodedEvent& event, uint64_t* seq, Hash* hash);
+  Status stage_side_records(const AppendBatch& batch);
+  Status cached_stream_version(const std::string& stream, uint32_t** slot);
+  void roll_back_versions();
+  Status read_stream_version(std::string_view stream, uint32_t* version) const;
+  Status get(Family family, std::string_view key, std::string* value) const;
+  rocksdb::ColumnFamilyHandle* cf(Family f) const { return handles_[f]; }
+  bool writable() const { return !options_.read_only && !options_.secondary; }
+  Status closed() const;
+
+  const std::string dir_;
+  const StoreOptions options_;
+  rocksdb::Env* const env_;  // nullptr: RocksDB's default
+  // Shared by every use of the database, exclusive while it is reopened
+  // after a write error (the only time db_ and handles_ change).
+  mutable std::shared_mutex db_mu_;
+  std::unique_ptr<rocksdb::DB> db_;                    // GUARDED_BY(db_mu_)
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // GUARDED_BY(db_mu_)
+
+  // The tail of the log as readers see it: changed only after a batch is durable.
+  mutable std::mutex tail_mu_;
+  uint64_t last_seq_ = 0;  // GUARDED_BY(tail_mu_)
+  Hash last_hash_{};       // GUARDED_BY(tail_mu_)
+
+  // Appender-only state (append() is not re-entrant): reused buffers and the
+  // stream version cache with the undo records of the batch in progress.
+  rocksdb::WriteBatch batch_;
+  std::string index_key_;
+  std::unordered_map<std::string, uint32_t> versions_;
+  std::vector<std::pair<uint32_t*, uint32_t>> version_undo_;
+  // A failed write leaves RocksDB refusing writes until it is resumed or
+  // reopened.
+  bool resume_needed_ = false;
+};
+
+// open_rocksdb_store() on the file system behind `env` (nullptr: the default
+// one). Fault tests pass an Env whose files fail on command. `env` must
+// outlive the store.
+Status open_rocksdb_store(const std::string& dir, const StoreOptions& options, rocksdb::Env* env,
+                          std::unique_ptr<EventStore>* out);
+
+}  // namespace runledger

@@ -1,0 +1,215 @@
+// RocksDbStore writes. append() checks that a batch continues the log (seq,
+// stream versions, hash chain), stages it into one WriteBatch and writes it
+// with sync=true; nothing in memory changes unless the write succeeded.
+// purge_idempotency() drops old idempotency records.
+#include <string>
+
+#include "events/keys.h"
+#include "events/rocksdb_store.h"
+#include "events/rocksdb_store_internal.h"
+
+namespace runledger {
+
+using rocksdb_store::from_rocksdb;
+using rocksdb_store::slice;
+
+namespace {
+
+// Deletes per write while purging: bounds the memory of one WriteBatch.
+constexpr size_t kPurgeDeletesPerWrite = 1'000;
+
+bool same_hash(const flatbuffers::Vector<uint8_t>* stored, const Hash& expected) {
+  return stored != nullptr && stored->size() == expected.size() &&
+         std::equal(expected.begin(), expected.end(), stored->data());
+}
+
+}  // namespace
+
+Status RocksDbStore::append(const AppendBatch& batch) {
+  if (!writable()) return Status::Unavailable("the store is open read-only");
+  if (batch.empty()) return Status::Ok();
+  if (batch.events.size() > kAppendBatchEventsMax) {
+    return Status::Invalid("a batch holds at most " + std::to_string(kAppendBatchEventsMax) +
+                           " events");
+  }
+  if (resume_needed_) {
+    if (Status s = resume_after_write_error(); !s.ok()) return s;
+  }
+  std::shared_lock lock(db_mu_);
+  if (!db_) return closed();
+  uint64_t seq;
+  Hash hash;
+  {
+    std::lock_guard lock(tail_mu_);
+    seq = last_seq_;
+    hash = last_hash_;
+  }
+  batch_.Clear();
+  version_undo_.clear();
+  if (versions_.size() > kStreamVersionCacheMax) versions_.clear();
+  for (const EncodedEvent& e : batch.events) {
+    if (Status s = stage_event(e, &seq, &hash); !s.ok()) {
+      roll_back_versions();
+      return s;
+    }
+  }
+  if (Status s = stage_side_records(batch); !s.ok()) {
+    roll_back_versions();
+    return s;
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  rocksdb::Status ws = db_->Write(wo, &batch_);
+  if (!ws.ok()) {
+    roll_back_versions();
+    resume_needed_ = true;
+    return Status::IoError("appending up to seq " + std::to_string(seq) + ": " + ws.ToString());
+  }
+  std::lock_guard tail_lock(tail_mu_);
+  last_seq_ = seq;
+  last_hash_ = hash;
+  return Status::Ok();
+}
+
+// Checks that `event` continues the log after (*seq, *hash), adds its log and
+// index records to the batch, and advances *seq and *hash.
+Status RocksDbStore::stage_event(const EncodedEvent& event, uint64_t* seq, Hash* hash) {
+  const uint64_t next = *seq + 1;
+  if (event.seq != next) {
+    return Status::Conflict("event seq " + std::to_string(event.seq) +
+                            " does not continue the log (next seq is " + std::to_string(next) +
+                            ")");
+  }
+  if (!keys::valid_stream_name(event.stream)) {
+    return Status::Invalid("seq " + std::to_string(next) + ": invalid stream name");
+  }
+  const fb::Event* e = nullptr;
+  if (Status s = decode_event(event.bytes, &e); !s.ok()) {
+    return Status::Invalid("seq " + std::to_string(next) + ": " + s.message());
+  }
+  if (e->seq() != event.seq || e->stream_version() != event.stream_version ||
+      e->stream()->string_view() != event.stream) {
+    return Status::Invalid("seq " + std::to_string(next) +
+                           ": the event bytes disagree with the seq, stream or version given");
+  }
+  if (!same_hash(e->prev_hash(), *hash)) {
+    return Status::Conflict("seq " + std::to_string(next) +
+                            ": prev_hash is not the hash of the previous event");
+  }
+  uint32_t* version = nullptr;
+  if (Status s = cached_stream_version(event.stream, &version); !s.ok()) return s;
+  if (event.stream_version != *version + 1) {
+    return Status::Conflict("seq " + std::to_string(next) + ": stream " + event.stream +
+                            " is at version " + std::to_string(*version) +
+                            ", the event has version " + std::to_string(event.stream_version));
+  }
+  version_undo_.emplace_back(version, *version);
+  *version = event.stream_version;
+
+  char log_key[keys::kSeqBytes];
+  keys::log_key(next, log_key);
+  keys::stream_index_key(event.stream, event.stream_version, &index_key_);
+  rocksdb::Status s = batch_.Put(cf(kLog), slice({log_key, sizeof log_key}), slice(event.bytes));
+  if (s.ok()) s = batch_.Put(cf(kStreamIndex), slice(index_key_), slice({log_key, sizeof log_key}));
+  if (!s.ok()) return from_rocksdb(s, "staging seq " + std::to_string(next));
+  *hash = sha256(event.bytes);
+  *seq = next;
+  return Status::Ok();
+}
+
+Status RocksDbStore::stage_side_records(const AppendBatch& batch) {
+  rocksdb::Status s;
+  for (const auto& [key, value] : batch.idempotency) {
+    if (value.size() < keys::kRecordedAtBytes) {
+      return Status::Invalid("an idempotency record must start with its 8-byte recorded_at");
+    }
+    if (s.ok()) s = batch_.Put(cf(kIdempotency), slice(key), slice(value));
+  }
+  for (const auto& [key, value] : batch.views) {
+    if (!s.ok()) break;
+    s = value ? batch_.Put(cf(kViews), slice(key), slice(*value))
+              : batch_.Delete(cf(kViews), slice(key));
+  }
+  if (s.ok() && batch.snapshot) {
+    s = batch_.Put(cf(kSnapshot), slice(keys::kSnapshotKey), slice(*batch.snapshot));
+  }
+  return from_rocksdb(s, "staging the side records");
+}
+
+// Points *slot at the stream's latest version, filling the cache from the
+// stream index on a miss. What a miss loads is true of the disk whatever
+// happens to the batch, so only the staged changes need undoing.
+Status RocksDbStore::cached_stream_version(const std::string& stream, uint32_t** slot) {
+  auto it = versions_.find(stream);
+  if (it == versions_.end()) {
+    uint32_t stored = 0;
+    if (Status s = read_stream_version(stream, &stored); !s.ok()) return s;
+    it = versions_.emplace(stream, stored).first;
+  }
+  *slot = &it->second;  // element addresses survive rehashing
+  return Status::Ok();
+}
+
+void RocksDbStore::roll_back_versions() {
+  // Newest first, so a stream touched twice ends at its first old value.
+  for (auto it = version_undo_.rbegin(); it != version_undo_.rend(); ++it) *it->first = it->second;
+  version_undo_.clear();
+}
+
+// After a failed write RocksDB refuses writes. Resume() clears what it can
+// (a full disk that has room again); anything else takes reopening the
+// database, which replays its WAL. Either way, what reached the disk is only
+// known by reading it back: the tail is reloaded (it may include the batch
+// whose append failed, if its bytes reached the WAL) and cached versions go.
+Status RocksDbStore::resume_after_write_error() {
+  {
+    std::shared_lock lock(db_mu_);
+    if (db_ && db_->Resume().ok()) {
+      versions_.clear();
+      Status s = load_tail();
+      resume_needed_ = !s.ok();
+      return s;
+    }
+  }
+  std::unique_lock lock(db_mu_);
+  close_db();
+  if (Status s = open_db(); !s.ok()) {
+    return Status::IoError("the store cannot reopen after a write error: " + s.ToString());
+  }
+  versions_.clear();
+  if (Status s = load_tail(); !s.ok()) return s;
+  resume_needed_ = false;
+  return Status::Ok();
+}
+
+// Purged records coming back after a crash are harmless (they only expire
+// again), so the deletes are not synced on their own: the next append's sync
+// makes them durable with it.
+Status RocksDbStore::purge_idempotency(int64_t before_ms) {
+  if (!writable()) return Status::Unavailable("the store is open read-only");
+  std::shared_lock lock(db_mu_);
+  if (!db_) return closed();
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = true;
+  ro.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kIdempotency)));
+  rocksdb::WriteBatch deletes;
+  rocksdb::Status rs;
+  for (it->SeekToFirst(); it->Valid() && rs.ok(); it->Next()) {
+    int64_t recorded_at_ms = 0;
+    if (!keys::idempotency_recorded_at_ms(rocksdb_store::view(it->value()), &recorded_at_ms)) {
+      return Status::Corruption("an idempotency record is shorter than its recorded_at");
+    }
+    if (recorded_at_ms >= before_ms) continue;
+    rs = deletes.Delete(cf(kIdempotency), it->key());
+    if (rs.ok() && static_cast<size_t>(deletes.Count()) >= kPurgeDeletesPerWrite) {
+      rs = db_->Write(rocksdb::WriteOptions(), &deletes);
+      deletes.Clear();
+    }
+  }
+  if (rs.ok()) rs = it->status();
+  if (rs.ok() && deletes.Count() > 0) rs = db_->Write(rocksdb::WriteOptions(), &deletes);
+  return from_rocksdb(rs, "purging idempotency records");
+}
+
+}  // namespace runledger

@@ -1,0 +1,39 @@
+// ApiRequest: one HTTP request as the route handlers see it, independent of
+// the HTTP library: method, path parameters, query, raw body, the caller.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace runledger::http {
+
+struct ApiRequest {
+  std::string method;
+  std::string path;                              // decoded path, no query
+  std::map<std::string, std::string> params;     // from the route pattern
+  std::multimap<std::string, std::string> query;
+  std::string body;
+  std::string actor = "anonymous";
+  std::string idempotency_key;                   // empty: none
+  std::string last_event_id;                     // SSE resume header
+
+  const std::string& param(const std::string& name) const { return params.at(name); }
+  // The query value, or nullptr when absent.
+  const std::string* query_value(const std::string& name) const {
+    auto it = query.find(name);
+    return it == query.end() ? nullptr : &it->second;
+  }
+};
+
+// Thrown by handlers for a request refused before it reaches the engine.
+struct ApiError {
+  int status;
+  std::string code;
+  std::string message;
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+}  // namespace runledger::http

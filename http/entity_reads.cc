@@ -1,0 +1,87 @@
+#include "http/entity_reads.h"
+
+#include <charconv>
+#include <map>
+
+#include "engine/entities.h"
+#include "http/handler_support.h"
+
+namespace runledger::http {
+
+Reply read_entity(Engine& engine, const std::string& stream, const LiveView& live,
+                  const std::string& what) {
+  // The marker status 0 means "not in memory": look in the store instead.
+  Reply r = engine.read([&](const State& s, const Decision*) {
+    auto view = live(s);
+    return view ? Reply::json(200, *view) : Reply{0, ""};
+  });
+  if (r.status != 0) return r;
+  std::string stored;
+  Status st = engine.store().get_view(stream, &stored);
+  if (st.ok()) return Reply{200, std::move(stored)};
+  if (st.code() != Status::Code::kNotFound) {
+    return Reply::error(503, "unavailable", "reading the store failed: " + st.ToString());
+  }
+  return Reply::error(404, "not_found", what + " not found");
+}
+
+Reply read_as_of(Engine& engine, const ApiRequest& r, const std::string& stream,
+                 const LiveView& render, const std::string& what) {
+  auto as_of = static_cast<uint64_t>(query_int(r, "as_of", 0, 1, INT64_MAX));
+  State scratch;
+  Status st = hydrate(engine.store(), scratch, stream, as_of);
+  if (!st.ok()) return Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
+  auto view = render(scratch);
+  if (!view) {
+    return Reply::error(404, "not_found",
+                        what + " did not exist at seq " + std::to_string(as_of));
+  }
+  return Reply::json(200, *view);
+}
+
+Reply stream_events(Engine& engine, const std::string& stream, const std::string& what) {
+  nlohmann::json events = nlohmann::json::array();
+  Status st = engine.store().read_stream(stream, 0, [&](const fb::Event& e, std::string_view) {
+    events.push_back(event_json(e));
+    return true;
+  });
+  if (!st.ok()) return Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
+  if (events.empty()) return Reply::error(404, "not_found", what + " not found");
+  return Reply::json(200, {{"events", std::move(events)}});
+}
+
+Page list_entities(Engine& engine, const std::string& prefix, const std::string& after,
+                   size_t limit,
+                   const std::function<std::vector<nlohmann::json>(const State&)>& live_page,
+                   const std::function<bool(const nlohmann::json&)>& keep) {
+  std::vector<nlohmann::json> live;
+  engine.read([&](const State& s, const Decision*) {
+    live = live_page(s);
+    return Reply{200, ""};
+  });
+  // Merge by id; a live entity wins over a stored view of the same id.
+  std::map<std::string, nlohmann::json> merged;
+  for (auto& v : live) merged.emplace(v.at("id").get<std::string>(), std::move(v));
+  std::string after_key = after.empty() ? "" : prefix + after;
+  size_t stored = 0;
+  engine.store()
+      .scan_views(prefix, after_key,
+                  [&](std::string_view key, std::string_view value) {
+                    auto v = nlohmann::json::parse(value, nullptr, false);
+                    if (v.is_discarded() || !keep(v)) return true;
+                    merged.emplace(std::string(key.substr(prefix.size())), std::move(v));
+                    return ++stored <= limit;
+                  })
+      .IgnoreError();  // a failed scan shows fewer finished entities, never wrong ones
+  Page page;
+  for (auto& [id, v] : merged) {
+    if (page.items.size() == limit) {
+      page.next = page.items.back().at("id").get<std::string>();
+      break;
+    }
+    page.items.push_back(std::move(v));
+  }
+  return page;
+}
+
+}  // namespace runledger::http

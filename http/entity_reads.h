@@ -1,0 +1,47 @@
+// Reads shared by the job, connector and hold routes: one entity (memory
+// first, then the view the store keeps for finished entities), an entity as
+// of a past seq (folded from its stream), a stream's events, and listings
+// that merge live entities with finished ones.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "http/api_request.h"
+
+namespace runledger::http {
+
+// Renders the live entity behind `stream` from the state, or nullopt when it
+// is not in memory.
+using LiveView = std::function<std::optional<nlohmann::json>(const State& s)>;
+
+// 200 with the entity (live or finished), 404 `not_found` with `what` named.
+Reply read_entity(Engine& engine, const std::string& stream, const LiveView& live,
+                  const std::string& what);
+
+// The entity right after global event `as_of` (the `as_of` query), or 404.
+// `render` gets a scratch state folded from the stream up to that seq.
+Reply read_as_of(Engine& engine, const ApiRequest& r, const std::string& stream,
+                 const LiveView& render, const std::string& what);
+
+// 200 {"events": [...]} for the stream, 404 when it never existed.
+Reply stream_events(Engine& engine, const std::string& stream, const std::string& what);
+
+// A page of entities ordered by id: live ones from memory merged with
+// finished ones from the store's views under `prefix` ("job/", "hold/").
+// `live_page` runs on the sequencer and returns up to limit+1 live views with
+// id > after that pass the filter; `keep` filters stored views.
+struct Page {
+  nlohmann::json items = nlohmann::json::array();
+  std::optional<std::string> next;
+};
+Page list_entities(Engine& engine, const std::string& prefix, const std::string& after,
+                   size_t limit,
+                   const std::function<std::vector<nlohmann::json>(const State&)>& live_page,
+                   const std::function<bool(const nlohmann::json&)>& keep);
+
+}  // namespace runledger::http

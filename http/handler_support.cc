@@ -1,0 +1,89 @@
+#include "http/handler_support.h"
+
+#include <openssl/rand.h>
+
+#include <charconv>
+#include <stdexcept>
+
+#include "engine/idempotency.h"
+
+namespace runledger::http {
+
+nlohmann::json parse_body(const ApiRequest& r) {
+  bool blank = true;
+  for (char c : r.body) blank = blank && (c == ' ' || c == '\n' || c == '\r' || c == '\t');
+  if (blank) return nlohmann::json::object();
+  auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw ApiError{400, "invalid_json", "the body is not valid JSON"};
+  if (!j.is_object()) throw ApiError{400, "invalid_json", "the body must be a JSON object"};
+  return j;
+}
+
+Reply rejection_reply(const Rejection& r) {
+  return Reply::error(r.status, r.code, r.message, r.extra);
+}
+
+std::string random_hex(size_t bytes) {
+  unsigned char buf[64];
+  if (bytes > sizeof buf || RAND_bytes(buf, static_cast<int>(bytes)) != 1) {
+    throw std::runtime_error("no randomness available");
+  }
+  return to_hex(buf, bytes);
+}
+
+std::string new_id(std::string_view prefix) { return std::string(prefix) + "-" + random_hex(8); }
+
+Reply field_error_reply(const FieldError& e) {
+  return Reply::error(422, e.code, e.message, {{"field", e.field}});
+}
+
+Reply api_error_reply(const ApiError& e) {
+  return Reply::error(e.status, e.code, e.message, e.extra);
+}
+
+Reply run_command(Engine& engine, ApiRequest& r,
+                  const std::function<Request(const nlohmann::json& body)>& build) {
+  Request req;
+  std::optional<Reply> early;
+  try {
+    req = build(parse_body(r));
+  } catch (const FieldError& e) {
+    early = field_error_reply(e);
+  } catch (const ApiError& e) {
+    early = api_error_reply(e);
+  }
+  if (early && r.idempotency_key.empty()) return *early;
+  if (early) req.fixed_reply = std::move(early);
+  req.actor = r.actor;
+  if (!r.idempotency_key.empty()) {
+    req.idempotency_key = r.idempotency_key;
+    req.fingerprint = request_fingerprint(r.method, r.path, r.body);
+  }
+  return engine.execute(std::move(req));
+}
+
+int64_t query_int(const ApiRequest& r, const std::string& name, int64_t fallback, int64_t min,
+                  int64_t max) {
+  const std::string* v = r.query_value(name);
+  if (v == nullptr) return fallback;
+  int64_t n = 0;
+  auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (ec != std::errc() || ptr != v->data() + v->size() || n < min || n > max) {
+    throw ApiError{422, "invalid_query",
+                   "query parameter '" + name + "' must be an integer between " +
+                       std::to_string(min) + " and " + std::to_string(max),
+                   {{"field", name}}};
+  }
+  return n;
+}
+
+std::optional<bool> query_bool(const ApiRequest& r, const std::string& name) {
+  const std::string* v = r.query_value(name);
+  if (v == nullptr) return std::nullopt;
+  if (*v == "true") return true;
+  if (*v == "false") return false;
+  throw ApiError{422, "invalid_query", "query parameter '" + name + "' must be true or false",
+                 {{"field", name}}};
+}
+
+}  // namespace runledger::http

@@ -1,0 +1,45 @@
+// What every route handler shares: body parsing, turning refusals into
+// replies, random ids and tokens, and the path that takes a validated
+// request through the engine with its idempotency key.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "http/api_request.h"
+#include "http/json_input.h"
+
+namespace runledger::http {
+
+// The request body as a JSON object: an empty body is {}; invalid JSON or a
+// non-object throws ApiError 400.
+nlohmann::json parse_body(const ApiRequest& r);
+
+// A refusal from a decider as an error reply.
+Reply rejection_reply(const Rejection& r);
+
+// Cryptographically random lowercase hex of `bytes` random bytes.
+std::string random_hex(size_t bytes);
+// A server-made id, e.g. "job-3f9a...": 16 random hex digits after the prefix.
+std::string new_id(std::string_view prefix);
+
+// Builds the engine request from the parsed body (may throw FieldError or
+// ApiError: those become 422/4xx replies, recorded under the idempotency key
+// like any first reply) and executes it.
+Reply run_command(Engine& engine, ApiRequest& r,
+                  const std::function<Request(const nlohmann::json& body)>& build);
+
+// An integer query parameter within bounds (422 naming it otherwise).
+int64_t query_int(const ApiRequest& r, const std::string& name, int64_t fallback, int64_t min,
+                  int64_t max);
+// A boolean query parameter ("true"/"false"), nullopt when absent.
+std::optional<bool> query_bool(const ApiRequest& r, const std::string& name);
+
+// 422 for a field error.
+Reply field_error_reply(const FieldError& e);
+Reply api_error_reply(const ApiError& e);
+
+}  // namespace runledger::http

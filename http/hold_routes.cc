@@ -1,0 +1,101 @@
+// The Holds section of the API and the start gate.
+#include "http/entity_reads.h"
+#include "http/handler_support.h"
+#include "http/routes.h"
+
+namespace runledger::http {
+namespace {
+
+constexpr size_t kTargetBytesMax = 256;
+constexpr size_t kNoteBytesMax = 4096;
+constexpr size_t kListLimit = 1000;
+
+std::optional<nlohmann::json> live_hold(const State& s, const std::string& id) {
+  auto it = s.holds.by_id.find(id);
+  if (it == s.holds.by_id.end()) return std::nullopt;
+  return holds::view(it->second);
+}
+
+Renderer hold_reply(std::string id, int status) {
+  return [id = std::move(id), status](const State& s, const Decision* d) {
+    if (d->rejection) return rejection_reply(*d->rejection);
+    auto v = live_hold(s, id);
+    if (!v) return Reply::error(404, "not_found", "hold " + id + " not found");
+    return Reply::json(status, *v);
+  };
+}
+
+Reply list_holds(Engine& engine, const ApiRequest& a) {
+  auto open = query_bool(a, "open");
+  const std::string* target = a.query_value("target");
+  auto keep = [&](const nlohmann::json& v) {
+    return (!open || v.value("released", false) == !*open) &&
+           (!target || v.value("target", "") == *target);
+  };
+  auto live_page = [&](const State& s) {
+    std::vector<nlohmann::json> out;
+    for (const auto& [id, h] : s.holds.by_id) {
+      auto v = holds::view(h);
+      if (keep(v)) out.push_back(std::move(v));
+    }
+    return out;
+  };
+  Page page = list_entities(engine, "hold/", "", kListLimit, live_page, keep);
+  nlohmann::json out{{"holds", std::move(page.items)}};
+  out["next"] = page.next ? nlohmann::json(*page.next) : nlohmann::json(nullptr);
+  return Reply::json(200, out);
+}
+
+}  // namespace
+
+void add_hold_routes(Router& router, Engine& engine) {
+  router.add("POST", "/v1/holds", [&engine](ApiRequest& a) {
+    return run_command(engine, a, [&](const nlohmann::json& body) {
+      JsonInput in(body);
+      in.only({"target", "kind", "reason", "job"});
+      holds::Place c;
+      c.id = new_id("hold");
+      c.target = in.str("target", kTargetBytesMax);
+      c.kind = in.enumeration("kind", {holds::kExecutionStateUnknown, holds::kResultUnknown});
+      c.reason = in.str("reason", holds::kReasonBytesMax);
+      c.job = in.opt_id("job").value_or("");
+      Request r;
+      r.render = hold_reply(c.id, 201);
+      r.command = std::move(c);
+      return r;
+    });
+  });
+  router.add("POST", "/v1/holds/{id}/release", [&engine](ApiRequest& a) {
+    return run_command(engine, a, [&](const nlohmann::json& body) {
+      JsonInput in(body);
+      in.only({"note", "execution_stopped", "outcome"});
+      holds::ReleaseHold c;
+      c.id = a.param("id");
+      c.note = in.str("note", kNoteBytesMax);
+      c.execution_stopped = in.opt_bool("execution_stopped");
+      c.outcome = in.opt_enumeration("outcome", {"SUCCEEDED", "FAILED"});
+      Request r;
+      r.render = hold_reply(c.id, 200);
+      r.command = std::move(c);
+      return r;
+    });
+  });
+  router.add("GET", "/v1/holds", [&engine](ApiRequest& a) { return list_holds(engine, a); });
+  router.add("GET", "/v1/holds/{id}", [&engine](ApiRequest& a) {
+    std::string id = a.param("id");
+    auto live = [id](const State& s) { return live_hold(s, id); };
+    if (a.query_value("as_of")) return read_as_of(engine, a, hold_stream(id), live, "hold " + id);
+    return read_entity(engine, hold_stream(id), live, "hold " + id);
+  });
+  router.add("GET", "/v1/holds/{id}/events", [&engine](ApiRequest& a) {
+    return stream_events(engine, hold_stream(a.param("id")), "hold " + a.param("id"));
+  });
+  router.add("GET", "/v1/targets/{target}/gate", [&engine](ApiRequest& a) {
+    std::string target = a.param("target");
+    return engine.read([&](const State& s, const Decision*) {
+      return Reply::json(200, holds::gate(s, target));
+    });
+  });
+}
+
+}  // namespace runledger::http

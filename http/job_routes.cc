@@ -1,0 +1,343 @@
+// The Jobs section of the API: enqueue, the worker protocol, cancel, rerun,
+// reads. Handlers validate shapes and limits (422 naming the field); the job
+// decider checks everything that depends on state.
+#include <memory>
+
+#include "http/entity_reads.h"
+#include "http/handler_support.h"
+#include "http/routes.h"
+
+namespace runledger::http {
+namespace {
+
+constexpr size_t kNameBytesMax = 128;
+constexpr size_t kTargetBytesMax = 256;
+constexpr size_t kReasonBytesMax = 1024;
+constexpr size_t kKindsMax = 64;
+constexpr int64_t kPriorityAbsMax = 1'000'000;
+constexpr size_t kListLimitMax = 1000;
+constexpr size_t kListLimitDefault = 100;
+
+std::string lease_token(const JsonInput& in) {
+  std::string t = in.str("lease_token", 256);
+  bool hex = t.size() == jobs::kLeaseTokenChars;
+  for (char c : t) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  if (!hex) {
+    throw FieldError{"invalid_field", "lease_token",
+                     "field 'lease_token' must be the 32 hex characters the claim returned"};
+  }
+  return t;
+}
+
+std::optional<jobs::Job const*> find_job(const State& s, const std::string& id) {
+  auto it = s.jobs.by_id.find(id);
+  if (it == s.jobs.by_id.end()) return std::nullopt;
+  return &it->second;
+}
+
+std::optional<nlohmann::json> live_job(const State& s, const std::string& id) {
+  auto j = find_job(s, id);
+  if (!j) return std::nullopt;
+  return jobs::view(s, **j);
+}
+
+// Renders the job (or the refusal) after a command: `status` on success.
+Renderer job_reply(std::string id, int status) {
+  return [id = std::move(id), status](const State& s, const Decision* d) {
+    if (d->rejection) return rejection_reply(*d->rejection);
+    auto v = live_job(s, id);
+    if (!v) return Reply::error(404, "not_found", "job " + id + " not found");
+    return Reply::json(status, *v);
+  };
+}
+
+std::string input_json(const JsonInput& in) {
+  const auto* v = in.raw("input");
+  if (v == nullptr) return "null";
+  std::string text = v->dump();
+  if (text.size() > jobs::kInputBytesMax) {
+    throw FieldError{"invalid_field", "input",
+                     "field 'input' is larger than " + std::to_string(jobs::kInputBytesMax) +
+                         " bytes"};
+  }
+  return text;
+}
+
+Request enqueue(const nlohmann::json& body) {
+  JsonInput in(body);
+  in.only({"id", "kind", "target", "input", "plan", "reuse_on_rerun", "max_attempts", "priority",
+           "not_before"});
+  jobs::Enqueue c;
+  c.id = in.opt_id("id").value_or(new_id("job"));
+  c.kind = in.str("kind", kNameBytesMax);
+  c.target = in.str("target", kTargetBytesMax);
+  c.input = input_json(in);
+  if (auto p = in.opt_str_list("plan", jobs::kPlanStepsMax, jobs::kStepNameBytesMax)) {
+    if (p->empty()) throw FieldError{"invalid_field", "plan", "field 'plan' must not be empty"};
+    c.plan = std::move(*p);
+  }
+  if (auto r = in.opt_str_list("reuse_on_rerun", jobs::kPlanStepsMax, jobs::kStepNameBytesMax)) {
+    c.reuse_on_rerun = std::move(*r);
+  } else if (in.has("plan")) {
+    // The default reuses FETCH only when the plan has such a step.
+    std::vector<std::string> kept;
+    for (const auto& s : c.reuse_on_rerun) {
+      for (const auto& p : c.plan) {
+        if (p == s) kept.push_back(s);
+      }
+    }
+    c.reuse_on_rerun = std::move(kept);
+  }
+  c.max_attempts = static_cast<int>(in.opt_integer("max_attempts", 1, jobs::kMaxAttemptsMax)
+                                        .value_or(3));
+  c.priority = static_cast<int>(
+      in.opt_integer("priority", -kPriorityAbsMax, kPriorityAbsMax).value_or(0));
+  c.not_before_ms = in.opt_time_ms("not_before").value_or(0);
+  Request r;
+  std::string id = c.id;
+  r.render = [id](const State& s, const Decision* d) {
+    if (d->rejection) return rejection_reply(*d->rejection);
+    bool existing = d->body.is_object() && d->body.value("existing", false);
+    auto v = live_job(s, id);
+    if (!v) return Reply::error(404, "not_found", "job " + id + " not found");
+    return Reply::json(existing ? 200 : 201, *v);
+  };
+  r.command = std::move(c);
+  return r;
+}
+
+Reply lease_reply(const State& s, const std::string& id, const std::string& token) {
+  auto j = find_job(s, id);
+  if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
+  nlohmann::json out;
+  out["job"] = jobs::view(s, **j);
+  out["lease_token"] = token;
+  out["lease_expires_at"] = format_time_ms((*j)->latest().lease_expires_at_ms);
+  return Reply::json(200, out);
+}
+
+void add_worker_routes(Router& router, Engine& engine, const ApiOptions& o) {
+  router.add("POST", "/v1/jobs/claim", [&engine, o](ApiRequest& a) {
+    return run_command(engine, a, [&](const nlohmann::json& body) {
+      JsonInput in(body);
+      in.only({"worker", "kinds", "lease_s"});
+      jobs::Claim c;
+      c.worker = in.str("worker", kNameBytesMax);
+      c.kinds = in.opt_str_list("kinds", kKindsMax, kNameBytesMax).value_or(
+          std::vector<std::string>{});
+      c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
+      c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
+      Request r;
+      r.render = [token = c.lease_token](const State& s, const Decision* d) {
+        if (d->rejection) return rejection_reply(*d->rejection);
+        if (d->events.empty()) return Reply{204, ""};
+        std::string id = d->events.front().stream.substr(4);  // "job/<id>"
+        return lease_reply(s, id, token);
+      };
+      r.command = std::move(c);
+      return r;
+    });
+  });
+  router.add("POST", "/v1/jobs/{id}/heartbeat", [&engine, o](ApiRequest& a) {
+    return run_command(engine, a, [&](const nlohmann::json& body) {
+      JsonInput in(body);
+      in.only({"lease_token", "lease_s"});
+      jobs::Heartbeat c{a.param("id"), lease_token(in),
+                        in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s)};
+      Request r;
+      r.render = [id = c.job_id](const State& s, const Decision* d) {
+        if (d->rejection) return rejection_reply(*d->rejection);
+        auto j = find_job(s, id);
+        if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
+        const auto& at = (*j)->latest();
+        return Reply::json(200, {{"lease_expires_at", format_time_ms(at.lease_expires_at_ms)},
+                                 {"cancel_requested", at.cancel_requested}});
+      };
+      r.command = std::move(c);
+      return r;
+    });
+  });
+  // Worker commands whose reply is the job.
+  auto token_only = [&engine](auto make) {
+    return [&engine, make](ApiRequest& a) {
+      return run_command(engine, a, [&](const nlohmann::json& body) {
+        JsonInput in(body);
+        Request r;
+        r.command = make(a, in);
+        r.render = job_reply(a.param("id"), 200);
+        return r;
+      });
+    };
+  };
+  router.add("POST", "/v1/jobs/{id}/release",
+             token_only([](ApiRequest& a, JsonInput& in) -> Command {
+               in.only({"lease_token"});
+               return jobs::Release{a.param("id"), lease_token(in)};
+             }));
+  router.add("POST", "/v1/jobs/{id}/start",
+             token_only([](ApiRequest& a, JsonInput& in) -> Command {
+               in.only({"lease_token", "execution_handle"});
+               return jobs::Start{a.param("id"), lease_token(in),
+                                  in.opt_str("execution_handle", 1024).value_or("")};
+             }));
+  router.add("POST", "/v1/jobs/{id}/steps/{step}/start",
+             token_only([](ApiRequest& a, JsonInput& in) -> Command {
+               in.only({"lease_token"});
+               return jobs::StepStart{a.param("id"), a.param("step"), lease_token(in)};
+             }));
+  router.add("POST", "/v1/jobs/{id}/steps/{step}/done",
+             token_only([](ApiRequest& a, JsonInput& in) -> Command {
+               in.only({"lease_token", "output"});
+               std::string output;
+               if (const auto* v = in.raw("output"); v != nullptr && !v->is_null()) {
+                 output = v->dump();
+                 if (output.size() > jobs::kOutputBytesMax) {
+                   throw FieldError{"invalid_field", "output",
+                                    "field 'output' is larger than " +
+                                        std::to_string(jobs::kOutputBytesMax) + " bytes"};
+                 }
+               }
+               return jobs::StepDone{a.param("id"), a.param("step"), lease_token(in), output};
+             }));
+  router.add("POST", "/v1/jobs/{id}/steps/{step}/failed",
+             token_only([](ApiRequest& a, JsonInput& in) -> Command {
+               in.only({"lease_token", "error", "retryable"});
+               return jobs::StepFail{a.param("id"), a.param("step"), lease_token(in),
+                                     in.str("error", jobs::kErrorBytesMax),
+                                     in.opt_bool("retryable").value_or(false)};
+             }));
+  router.add("POST", "/v1/jobs/{id}/cancel-ack",
+             token_only([](ApiRequest& a, JsonInput& in) -> Command {
+               in.only({"lease_token"});
+               return jobs::CancelAck{a.param("id"), lease_token(in)};
+             }));
+  router.add("POST", "/v1/jobs/{id}/outcome-unknown",
+             token_only([](ApiRequest& a, JsonInput& in) -> Command {
+               in.only({"lease_token", "kind", "detail"});
+               return jobs::OutcomeUnknown{
+                   a.param("id"), lease_token(in),
+                   in.enumeration("kind", {"EXECUTION_STATE_UNKNOWN", "RESULT_UNKNOWN"}),
+                   in.opt_str("detail", kReasonBytesMax).value_or("")};
+             }));
+  router.add("POST", "/v1/jobs/{id}/reattach", [&engine, o](ApiRequest& a) {
+    return run_command(engine, a, [&](const nlohmann::json& body) {
+      JsonInput in(body);
+      in.only({"worker", "execution_handle", "observed", "exit_code", "lease_s"});
+      jobs::Reattach c;
+      c.job_id = a.param("id");
+      c.worker = in.str("worker", kNameBytesMax);
+      c.execution_handle = in.str("execution_handle", 1024);
+      c.observed = in.enumeration("observed", {"running", "exited"});
+      if (auto code = in.opt_integer("exit_code", INT32_MIN, INT32_MAX)) {
+        c.exit_code = static_cast<int>(*code);
+      }
+      if (c.observed == "exited" && !c.exit_code) {
+        throw FieldError{"missing_field", "exit_code",
+                         "field 'exit_code' is required when observed is 'exited'"};
+      }
+      c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
+      if (c.observed == "running") c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
+      Request r;
+      r.render = [id = c.job_id, token = c.lease_token](const State& s, const Decision* d) {
+        if (d->rejection) return rejection_reply(*d->rejection);
+        auto j = find_job(s, id);
+        if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
+        nlohmann::json out{{"job", jobs::view(s, **j)}};
+        if (!token.empty() && (*j)->latest().state == jobs::AttemptState::kRunning) {
+          out["lease_token"] = token;
+          out["lease_expires_at"] = format_time_ms((*j)->latest().lease_expires_at_ms);
+        }
+        return Reply::json(200, out);
+      };
+      r.command = std::move(c);
+      return r;
+    });
+  });
+}
+
+void add_operator_routes(Router& router, Engine& engine) {
+  router.add("POST", "/v1/jobs", [&engine](ApiRequest& a) {
+    return run_command(engine, a, enqueue);
+  });
+  router.add("POST", "/v1/jobs/{id}/cancel", [&engine](ApiRequest& a) {
+    return run_command(engine, a, [&](const nlohmann::json& body) {
+      JsonInput in(body);
+      in.only({"reason"});
+      Request r;
+      r.command = jobs::Cancel{a.param("id"), in.opt_str("reason", kReasonBytesMax).value_or("")};
+      r.render = job_reply(a.param("id"), 202);
+      return r;
+    });
+  });
+  router.add("POST", "/v1/jobs/{id}/rerun", [&engine](ApiRequest& a) {
+    return run_command(engine, a, [&](const nlohmann::json& body) {
+      JsonInput in(body);
+      in.only({"reason"});
+      Request r;
+      r.command = jobs::Rerun{a.param("id"), in.opt_str("reason", kReasonBytesMax).value_or("")};
+      r.render = job_reply(a.param("id"), 201);
+      return r;
+    });
+  });
+}
+
+Reply list_jobs(Engine& engine, const ApiRequest& a) {
+  auto limit = static_cast<size_t>(
+      query_int(a, "limit", kListLimitDefault, 1, static_cast<int64_t>(kListLimitMax)));
+  std::optional<std::string> state, target, kind;
+  if (const auto* v = a.query_value("state")) {
+    if (!jobs::attempt_state_from(*v)) {
+      throw ApiError{422, "invalid_query",
+                     "query parameter 'state' must be one of QUEUED, LEASED, RUNNING, STALE, "
+                     "SUCCEEDED, FAILED, CANCELLED",
+                     {{"field", "state"}}};
+    }
+    state = *v;
+  }
+  if (const auto* v = a.query_value("target")) target = *v;
+  if (const auto* v = a.query_value("kind")) kind = *v;
+  std::string after = a.query_value("after") ? *a.query_value("after") : "";
+  auto keep = [&](const nlohmann::json& v) {
+    return (!state || v.value("state", "") == *state) &&
+           (!target || v.value("target", "") == *target) &&
+           (!kind || v.value("kind", "") == *kind);
+  };
+  auto live_page = [&](const State& s) {
+    std::vector<nlohmann::json> out;
+    for (auto it = s.jobs.by_id.upper_bound(after); it != s.jobs.by_id.end(); ++it) {
+      const auto& j = it->second;
+      if (state && jobs::to_string(j.latest().state) != *state) continue;
+      if ((target && j.target != *target) || (kind && j.kind != *kind)) continue;
+      out.push_back(jobs::view(s, j));
+      if (out.size() > limit) break;
+    }
+    return out;
+  };
+  Page page = list_entities(engine, "job/", after, limit, live_page, keep);
+  nlohmann::json out{{"jobs", std::move(page.items)}};
+  out["next"] = page.next ? nlohmann::json(*page.next) : nlohmann::json(nullptr);
+  return Reply::json(200, out);
+}
+
+void add_read_routes(Router& router, Engine& engine) {
+  router.add("GET", "/v1/jobs", [&engine](ApiRequest& a) { return list_jobs(engine, a); });
+  router.add("GET", "/v1/jobs/{id}", [&engine](ApiRequest& a) {
+    std::string id = a.param("id");
+    auto live = [id](const State& s) { return live_job(s, id); };
+    if (a.query_value("as_of")) return read_as_of(engine, a, job_stream(id), live, "job " + id);
+    return read_entity(engine, job_stream(id), live, "job " + id);
+  });
+  router.add("GET", "/v1/jobs/{id}/events", [&engine](ApiRequest& a) {
+    return stream_events(engine, job_stream(a.param("id")), "job " + a.param("id"));
+  });
+}
+
+}  // namespace
+
+void add_job_routes(Router& router, Engine& engine, const ApiOptions& options) {
+  add_worker_routes(router, engine, options);
+  add_operator_routes(router, engine);
+  add_read_routes(router, engine);
+}
+
+}  // namespace runledger::http

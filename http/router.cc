@@ -1,0 +1,108 @@
+#include "http/router.h"
+
+#include <algorithm>
+
+namespace runledger::http {
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() + 0 && i + 2 <= s.size() - 1 + 0 &&
+        hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex(s[i + 1]) << 4 | hex(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '/') {
+      ++i;
+      continue;
+    }
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    out.push_back(percent_decode(path.substr(i, j - i)));
+    i = j;
+  }
+  return out;
+}
+
+void Router::add(std::string method, std::string pattern, Handler handler) {
+  Route r;
+  r.method = std::move(method);
+  size_t i = 0;
+  std::string_view p = pattern;
+  while (i < p.size()) {
+    if (p[i] == '/') {
+      ++i;
+      continue;
+    }
+    size_t j = p.find('/', i);
+    if (j == std::string_view::npos) j = p.size();
+    r.segments.emplace_back(p.substr(i, j - i));
+    if (r.segments.back().front() != '{') ++r.literals;
+    i = j;
+  }
+  r.handler = std::move(handler);
+  routes_.push_back(std::move(r));
+  // More literal segments first, so fixed paths beat placeholders.
+  std::stable_sort(routes_.begin(), routes_.end(),
+                   [](const Route& a, const Route& b) { return a.literals > b.literals; });
+}
+
+Router::Match Router::route(ApiRequest& request, const Handler** handler) const {
+  // Split the raw path so an encoded "/" (%2F) stays inside its segment.
+  std::vector<std::string> segments;
+  {
+    std::string_view path = request.path;
+    size_t i = 0;
+    while (i < path.size()) {
+      if (path[i] == '/') {
+        ++i;
+        continue;
+      }
+      size_t j = path.find('/', i);
+      if (j == std::string_view::npos) j = path.size();
+      segments.push_back(percent_decode(path.substr(i, j - i)));
+      i = j;
+    }
+  }
+  bool path_matched = false;
+  for (const auto& r : routes_) {
+    if (r.segments.size() != segments.size()) continue;
+    std::map<std::string, std::string> params;
+    bool ok = true;
+    for (size_t i = 0; i < segments.size() && ok; ++i) {
+      const auto& pat = r.segments[i];
+      if (pat.front() == '{') {
+        ok = !segments[i].empty();
+        params[pat.substr(1, pat.size() - 2)] = segments[i];
+      } else {
+        ok = pat == segments[i];
+      }
+    }
+    if (!ok) continue;
+    path_matched = true;
+    if (r.method != request.method) continue;
+    request.params = std::move(params);
+    *handler = &r.handler;
+    return Match::kFound;
+  }
+  return path_matched ? Match::kNoMethod : Match::kNoPath;
+}
+
+}  // namespace runledger::http

@@ -1,0 +1,20 @@
+// Route tables of the API (http-api.md), one function per section.
+#pragma once
+
+#include "engine/engine.h"
+#include "http/router.h"
+
+namespace runledger::http {
+
+struct ApiOptions {
+  int64_t lease_min_s = 1;
+  int64_t lease_max_s = 3600;
+};
+
+void add_job_routes(Router& router, Engine& engine, const ApiOptions& options);
+void add_connector_routes(Router& router, Engine& engine);
+void add_hold_routes(Router& router, Engine& engine);
+void add_event_routes(Router& router, Engine& engine);
+void add_ops_routes(Router& router, Engine& engine);
+
+}  // namespace runledger::http

@@ -1,0 +1,89 @@
+// How the connector decider refuses a command, and the checks and
+// conversions of the document lists a sync report carries.
+#include <fmt/format.h>
+
+#include "projections/connector.h"
+#include "projections/connector_internal.h"
+
+namespace runledger::connectors::internal {
+
+namespace {
+
+// What the connector may do now, for the "allowed" field of a conflict, so
+// an operator sees the way forward without reading the spec.
+nlohmann::json allowed(const Connector& c) {
+  nlohmann::json out = nlohmann::json::array();
+  if (c.status == Status::kDeleting) return out;
+  out.push_back("update");
+  if (c.status != Status::kPaused && !c.running()) out.push_back("sync");
+  if (c.running()) out.push_back("abort");
+  if (!c.running()) out.push_back("delete");
+  return out;
+}
+
+size_t count(const DocumentReport& d) {
+  return d.pending.size() + d.running.size() + d.indexed.size() + d.failed.size();
+}
+
+bool valid_document_id(const std::string& id) {
+  return !id.empty() && id.size() <= kDocumentIdBytesMax;
+}
+
+bool all_valid(const std::vector<std::string>& ids) {
+  for (const auto& id : ids) {
+    if (!valid_document_id(id)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Decision not_found(const std::string& id) {
+  return Decision::reject(404, "not_found", fmt::format("Connector {} not found", id));
+}
+
+Decision invalid_field(std::string_view field, std::string message) {
+  return Decision::reject(422, "invalid_field", std::move(message),
+                          {{"field", std::string(field)}});
+}
+
+Decision conflict(const Connector& c, std::string code, std::string message) {
+  return Decision::reject(409, std::move(code), std::move(message),
+                          {{"status", to_string(c.status)},
+                           {"sync_status", to_string(c.sync_status)},
+                           {"allowed", allowed(c)}});
+}
+
+std::optional<Decision> check_documents(const DocumentReport& d) {
+  if (count(d) > kDocumentsPerReportMax) {
+    return invalid_field("documents", fmt::format("documents: at most {} per report",
+                                                  kDocumentsPerReportMax));
+  }
+  bool ids_ok = all_valid(d.pending) && all_valid(d.running) && all_valid(d.indexed);
+  for (const auto& [id, error] : d.failed) ids_ok = ids_ok && valid_document_id(id);
+  if (!ids_ok) {
+    return invalid_field("documents", fmt::format("documents: every id must be 1 to {} bytes",
+                                                  kDocumentIdBytesMax));
+  }
+  return std::nullopt;
+}
+
+bool empty(const DocumentReport& d) { return count(d) == 0; }
+
+std::unique_ptr<fb::DocumentChangesT> to_changes(const DocumentReport& d) {
+  if (empty(d)) return nullptr;
+  auto out = std::make_unique<fb::DocumentChangesT>();
+  out->pending = d.pending;
+  out->running = d.running;
+  out->indexed = d.indexed;
+  out->failed.reserve(d.failed.size());
+  for (const auto& [id, error] : d.failed) {
+    auto f = std::make_unique<fb::DocumentFailureT>();
+    f->id = id;
+    f->error = cut_code_points(error, kDocumentErrorCodePointsMax);
+    out->failed.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace runledger::connectors::internal

@@ -1,0 +1,186 @@
+// Helpers shared by the job deciders: see job_decide_common.h.
+#include "projections/job_decide_common.h"
+
+#include <fmt/format.h>
+
+#include "events/hash.h"
+
+namespace runledger::jobs::detail {
+
+const Job* find_job(const State& s, const std::string& id) {
+  auto it = s.jobs.by_id.find(id);
+  return it == s.jobs.by_id.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> allowed_commands(const Attempt& a) {
+  std::vector<std::string_view> out;
+  switch (a.state) {
+    case AttemptState::kQueued:
+      out = {kCmdClaim, kCmdCancel};
+      break;
+    case AttemptState::kLeased:
+      out = {kCmdHeartbeat, kCmdRelease, kCmdStart, kCmdCancel};
+      break;
+    case AttemptState::kRunning:
+      out = {kCmdHeartbeat, kCmdStepStart,      kCmdStepDone, kCmdStepFailed,
+             kCmdCancel,    kCmdOutcomeUnknown, kCmdReattach};
+      break;
+    case AttemptState::kStale:
+      out = {kCmdReattach};
+      break;
+    case AttemptState::kSucceeded:
+    case AttemptState::kFailed:
+    case AttemptState::kCancelled:
+      out = {kCmdRerun};
+      break;
+  }
+  // Only a requested cancel can be acknowledged.
+  if (a.cancel_requested && !is_terminal(a.state)) out.push_back(kCmdCancelAck);
+  return {out.begin(), out.end()};
+}
+
+Decision not_found(const std::string& job_id) {
+  return Decision::reject(404, "not_found", fmt::format("job {} not found", job_id));
+}
+
+Decision refused(const Job& j, std::string_view command, std::string_view why) {
+  const Attempt& a = j.latest();
+  std::vector<std::string> allowed = allowed_commands(a);
+  std::string message = fmt::format("job {} is {}: cannot {}", j.id, to_string(a.state), command);
+  if (!why.empty()) message += fmt::format(": {}", why);
+  message += fmt::format(" (allowed: {})", fmt::join(allowed, ", "));
+  nlohmann::json extra = {{"state", to_string(a.state)}, {"allowed", allowed}};
+  return Decision::reject(409, "invalid_transition", std::move(message), std::move(extra));
+}
+
+Decision lease_mismatch(const Job& j) {
+  return Decision::reject(
+      409, "lease_mismatch",
+      fmt::format("job {}: the lease token is not the current lease of attempt {}", j.id,
+                  j.latest().number));
+}
+
+Decision invalid_field(std::string_view field, std::string message) {
+  return Decision::reject(422, "invalid_field", std::move(message), {{"field", field}});
+}
+
+bool token_matches(const Attempt& a, const std::string& lease_token) {
+  return !a.lease_token_sha256.empty() && sha256_hex(lease_token) == a.lease_token_sha256;
+}
+
+const Job* worker_gate(const State& s, const std::string& job_id, std::string_view command,
+                       std::initializer_list<AttemptState> states, const std::string& lease_token,
+                       Decision* refusal) {
+  const Job* j = find_job(s, job_id);
+  if (j == nullptr) {
+    *refusal = not_found(job_id);
+    return nullptr;
+  }
+  bool state_ok = false;
+  for (AttemptState st : states) state_ok = state_ok || j->latest().state == st;
+  if (!state_ok) {
+    *refusal = refused(*j, command);
+    return nullptr;
+  }
+  if (!token_matches(j->latest(), lease_token)) {
+    *refusal = lease_mismatch(*j);
+    return nullptr;
+  }
+  return j;
+}
+
+bool resolve_lease_s(const std::optional<int64_t>& requested, int64_t fallback_s,
+                     const Policy& policy, int64_t* lease_s, Decision* refusal) {
+  *lease_s = requested.value_or(fallback_s);
+  if (*lease_s >= policy.lease_min_s && *lease_s <= policy.lease_max_s) return true;
+  *refusal = invalid_field("lease_s", fmt::format("lease_s must be between {} and {} seconds",
+                                                  policy.lease_min_s, policy.lease_max_s));
+  return false;
+}
+
+std::string last_completed_step(const Attempt& a) {
+  std::string last;
+  for (const Step& st : a.steps) {
+    if (st.state == StepState::kDone || st.state == StepState::kReused) last = st.name;
+  }
+  return last;
+}
+
+std::vector<std::string> completed_steps(const Attempt& a) {
+  std::vector<std::string> out;
+  for (const Step& st : a.steps) {
+    if (st.state == StepState::kDone || st.state == StepState::kReused) out.push_back(st.name);
+  }
+  return out;
+}
+
+bool any_step_started(const Attempt& a) {
+  for (const Step& st : a.steps) {
+    switch (st.state) {
+      case StepState::kRunning:
+      case StepState::kDone:
+      case StepState::kFailed:
+        return true;
+      case StepState::kPending:
+      case StepState::kReused:
+        break;
+    }
+  }
+  return false;
+}
+
+fb::AttemptCancelledT cancellation(const Job& j, std::string_view cause) {
+  const Attempt& a = j.latest();
+  fb::AttemptCancelledT ev;
+  ev.attempt = a.number;
+  ev.reason = a.cancel_reason;
+  ev.cause = cause;
+  ev.last_completed_step = last_completed_step(a);
+  ev.cleanup_needed = any_step_started(a);
+  return ev;
+}
+
+std::string cut_utf8(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t end = max_bytes;
+  // Back off continuation bytes (10xxxxxx) so the cut lands on a character start.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end));
+}
+
+const std::string* blocking_hold_id(const State& s, const std::string& target) {
+  auto it = s.holds.blocking_by_target.find(target);
+  if (it == s.holds.blocking_by_target.end() || it->second.empty()) return nullptr;
+  return &*it->second.begin();
+}
+
+bool hold_open(const State& s, const std::string& hold_id) {
+  if (hold_id.empty()) return false;
+  auto it = s.holds.by_id.find(hold_id);
+  return it != s.holds.by_id.end() && !it->second.released;
+}
+
+void emit_stale(Decision& d, const Job& j, const Context& ctx, std::string_view cause,
+                std::string_view hold_kind, std::string_view detail) {
+  const Attempt& a = j.latest();
+  std::string hold_id = ctx.ids->next_id("hold");
+  fb::AttemptStaleT stale;
+  stale.attempt = a.number;
+  stale.cause = cause;
+  stale.hold_id = hold_id;
+  stale.hold_kind = hold_kind;
+  stale.detail = detail;
+  d.emit(job_stream(j.id), std::move(stale));
+
+  fb::HoldPlacedT hold;
+  hold.target = j.target;
+  hold.kind = hold_kind;
+  hold.job = j.id;
+  hold.attempt = a.number;
+  hold.reason =
+      cut_utf8(fmt::format("job {} attempt {} is STALE ({}): {}", j.id, a.number, cause, detail),
+               holds::kReasonBytesMax);
+  d.emit(hold_stream(hold_id), std::move(hold));
+}
+
+}  // namespace runledger::jobs::detail

@@ -1,0 +1,80 @@
+// Helpers shared by the job deciders (job_decide_*.cc): lookups, the
+// refusals every command answers the same way, and the facts an attempt
+// records when it ends. Internal to the job model; pure functions.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "projections/job.h"
+#include "projections/state.h"
+
+namespace runledger::jobs::detail {
+
+// Command names as `allowed` lists them (the HTTP paths' last segments).
+inline constexpr std::string_view kCmdClaim = "claim";
+inline constexpr std::string_view kCmdHeartbeat = "heartbeat";
+inline constexpr std::string_view kCmdRelease = "release";
+inline constexpr std::string_view kCmdStart = "start";
+inline constexpr std::string_view kCmdStepStart = "step-start";
+inline constexpr std::string_view kCmdStepDone = "step-done";
+inline constexpr std::string_view kCmdStepFailed = "step-failed";
+inline constexpr std::string_view kCmdCancel = "cancel";
+inline constexpr std::string_view kCmdCancelAck = "cancel-ack";
+inline constexpr std::string_view kCmdOutcomeUnknown = "outcome-unknown";
+inline constexpr std::string_view kCmdReattach = "reattach";
+inline constexpr std::string_view kCmdRerun = "rerun";
+
+const Job* find_job(const State& s, const std::string& id);
+
+// The commands the latest attempt accepts in its current state.
+std::vector<std::string> allowed_commands(const Attempt& a);
+
+Decision not_found(const std::string& job_id);
+// 409 invalid_transition naming the state and what it allows; `why` (may be
+// empty) says more when the state is right but something else is not.
+Decision refused(const Job& j, std::string_view command, std::string_view why = {});
+Decision lease_mismatch(const Job& j);
+// 422 invalid_field with extra {"field": field}.
+Decision invalid_field(std::string_view field, std::string message);
+
+bool token_matches(const Attempt& a, const std::string& lease_token);
+
+// The preamble of every worker command: the job exists, its latest attempt is
+// in one of `states`, and `lease_token` is the current lease's. Returns the
+// job, or nullptr with `*refusal` set.
+const Job* worker_gate(const State& s, const std::string& job_id, std::string_view command,
+                       std::initializer_list<AttemptState> states, const std::string& lease_token,
+                       Decision* refusal);
+
+// Resolves an optional lease length against the policy; false (with
+// `*refusal` set) when it is out of bounds.
+bool resolve_lease_s(const std::optional<int64_t>& requested, int64_t fallback_s,
+                     const Policy& policy, int64_t* lease_s, Decision* refusal);
+
+// The last step, in plan order, whose work is complete (DONE or REUSED).
+std::string last_completed_step(const Attempt& a);
+// Steps whose work is complete (DONE or REUSED), in plan order.
+std::vector<std::string> completed_steps(const Attempt& a);
+// True when any step ran in this attempt (it may have left partial output).
+bool any_step_started(const Attempt& a);
+
+// The AttemptCancelled event that ends the latest attempt.
+fb::AttemptCancelledT cancellation(const Job& j, std::string_view cause);
+
+// Cuts text to at most max_bytes without splitting a UTF-8 character.
+std::string cut_utf8(std::string_view text, size_t max_bytes);
+
+// The id of an open EXECUTION_STATE_UNKNOWN hold on `target`, or nullptr.
+const std::string* blocking_hold_id(const State& s, const std::string& target);
+// True when the hold is known and not released.
+bool hold_open(const State& s, const std::string& hold_id);
+
+// Appends AttemptStale for the latest attempt and the HoldPlaced that goes
+// with it (on the new hold's own stream).
+void emit_stale(Decision& d, const Job& j, const Context& ctx, std::string_view cause,
+                std::string_view hold_kind, std::string_view detail);
+
+}  // namespace runledger::jobs::detail

@@ -1,0 +1,189 @@
+// Deciders of the work itself: start and the pipeline steps (domain.md 1.2,
+// 1.5), including the retry a retryable step failure schedules. A requested
+// cancel is honoured at every boundary these commands cross.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "projections/job_decide_common.h"
+
+namespace runledger::jobs {
+
+namespace {
+
+constexpr int64_t kMsPerS = 1000;
+
+const Step* find_step(const Attempt& a, const std::string& name) {
+  for (const Step& st : a.steps) {
+    if (st.name == name) return &st;
+  }
+  return nullptr;
+}
+
+const Step* first_in_state(const Attempt& a, StepState state) {
+  for (const Step& st : a.steps) {
+    if (st.state == state) return &st;
+  }
+  return nullptr;
+}
+
+Decision step_not_found(const Job& j, const std::string& step) {
+  return Decision::reject(404, "step_not_found",
+                          fmt::format("job {} has no step {} in its plan", j.id, step),
+                          {{"step", step}});
+}
+
+// A boundary met with a cancel pending: the attempt ends here, and the
+// worker is told to stop (the events are appended although the command is
+// refused).
+Decision cancelled_at(const Job& j, std::string_view cause) {
+  Decision d =
+      Decision::reject(409, "cancelled",
+                       fmt::format("job {}: cancel was requested, attempt {} is now CANCELLED",
+                                   j.id, j.latest().number),
+                       {{"state", to_string(AttemptState::kCancelled)},
+                        {"cancel_reason", j.latest().cancel_reason}});
+  d.emit(job_stream(j.id), detail::cancellation(j, cause));
+  return d;
+}
+
+// The gate of step commands: a RUNNING attempt, the current token, a step
+// of the plan. Returns the step, or nullptr with `*refusal` set.
+const Step* step_gate(const State& s, const std::string& job_id, const std::string& step,
+                      std::string_view command, const std::string& lease_token, const Job** job,
+                      Decision* refusal) {
+  *job = detail::worker_gate(s, job_id, command, {AttemptState::kRunning}, lease_token, refusal);
+  if (*job == nullptr) return nullptr;
+  const Step* st = find_step((*job)->latest(), step);
+  if (st == nullptr) *refusal = step_not_found(**job, step);
+  return st;
+}
+
+Decision step_not_running(const Job& j, std::string_view command, const Step& st) {
+  return detail::refused(j, fmt::format("{} {}", command, st.name),
+                         fmt::format("step {} is {}", st.name, to_string(st.state)));
+}
+
+int64_t retry_backoff_ms(const Policy& p, int failed_attempt) {
+  int64_t backoff_s = p.retry_backoff_s;
+  for (int n = 1; n < failed_attempt && backoff_s < p.retry_backoff_max_s; ++n) backoff_s *= 2;
+  return std::min(backoff_s, p.retry_backoff_max_s) * kMsPerS;
+}
+
+}  // namespace
+
+Decision decide(const State& s, const Start& c, const Context& /*ctx*/) {
+  Decision d;
+  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdStart, {AttemptState::kLeased},
+                                     c.lease_token, &d);
+  if (j == nullptr) return d;
+  if (c.execution_handle.size() > kExecutionHandleBytesMax) {
+    return detail::invalid_field(
+        "execution_handle",
+        fmt::format("execution_handle is longer than {} bytes", kExecutionHandleBytesMax));
+  }
+  const Attempt& a = j->latest();
+  if (a.cancel_requested) return cancelled_at(*j, "start");
+  fb::JobStartedT ev;
+  ev.attempt = a.number;
+  ev.worker = a.worker;
+  ev.execution_handle = c.execution_handle;
+  d.emit(job_stream(j->id), std::move(ev));
+  // A rerun that reuses every step has no work left: it is complete at once.
+  if (first_in_state(a, StepState::kPending) == nullptr) {
+    fb::AttemptSucceededT done;
+    done.attempt = a.number;
+    d.emit(job_stream(j->id), std::move(done));
+  }
+  return d;
+}
+
+Decision decide(const State& s, const StepStart& c, const Context& /*ctx*/) {
+  Decision d;
+  const Job* j = nullptr;
+  const Step* st = step_gate(s, c.job_id, c.step, detail::kCmdStepStart, c.lease_token, &j, &d);
+  if (st == nullptr) return d;
+  const Attempt& a = j->latest();
+  std::string command = fmt::format("{} {}", detail::kCmdStepStart, c.step);
+  if (const Step* running = first_in_state(a, StepState::kRunning)) {
+    return detail::refused(*j, command, fmt::format("step {} is RUNNING", running->name));
+  }
+  const Step* next = first_in_state(a, StepState::kPending);
+  if (next != st) {
+    std::string why = fmt::format("step {} is {}", st->name, to_string(st->state));
+    if (next != nullptr) why += fmt::format(", the next step is {}", next->name);
+    return detail::refused(*j, command, why);
+  }
+  if (a.cancel_requested) return cancelled_at(*j, "step_boundary");
+  fb::StepStartedT ev;
+  ev.attempt = a.number;
+  ev.step = c.step;
+  ev.worker = a.worker;
+  d.emit(job_stream(j->id), std::move(ev));
+  return d;
+}
+
+Decision decide(const State& s, const StepDone& c, const Context& /*ctx*/) {
+  Decision d;
+  const Job* j = nullptr;
+  const Step* st = step_gate(s, c.job_id, c.step, detail::kCmdStepDone, c.lease_token, &j, &d);
+  if (st == nullptr) return d;
+  if (st->state != StepState::kRunning) return step_not_running(*j, detail::kCmdStepDone, *st);
+  if (c.output.size() > kOutputBytesMax) {
+    return detail::invalid_field("output",
+                                 fmt::format("output is larger than {} bytes", kOutputBytesMax));
+  }
+  const Attempt& a = j->latest();
+  fb::StepSucceededT ev;
+  ev.attempt = a.number;
+  ev.step = c.step;
+  ev.worker = a.worker;
+  ev.output = c.output;
+  d.emit(job_stream(j->id), std::move(ev));
+  if (first_in_state(a, StepState::kPending) == nullptr) {
+    // The last step is done: the work is complete, even with a cancel pending.
+    fb::AttemptSucceededT done;
+    done.attempt = a.number;
+    d.emit(job_stream(j->id), std::move(done));
+  } else if (a.cancel_requested) {
+    fb::AttemptCancelledT cancel = detail::cancellation(*j, "step_boundary");
+    cancel.last_completed_step = c.step;
+    cancel.cleanup_needed = true;
+    d.emit(job_stream(j->id), std::move(cancel));
+  }
+  return d;
+}
+
+Decision decide(const State& s, const StepFail& c, const Context& ctx) {
+  Decision d;
+  const Job* j = nullptr;
+  const Step* st = step_gate(s, c.job_id, c.step, detail::kCmdStepFailed, c.lease_token, &j, &d);
+  if (st == nullptr) return d;
+  if (st->state != StepState::kRunning) return step_not_running(*j, detail::kCmdStepFailed, *st);
+  const Attempt& a = j->latest();
+  std::string error = detail::cut_utf8(c.error, kErrorBytesMax);
+  fb::StepFailedT failed;
+  failed.attempt = a.number;
+  failed.step = c.step;
+  failed.worker = a.worker;
+  failed.error = error;
+  failed.retryable = c.retryable;
+  d.emit(job_stream(j->id), std::move(failed));
+  fb::AttemptFailedT ended;
+  ended.attempt = a.number;
+  ended.error = fmt::format("step {} failed: {}", c.step, error);
+  d.emit(job_stream(j->id), std::move(ended));
+  // A pending cancel outranks a retry: the operator asked for the work to stop.
+  bool retry =
+      c.retryable && !a.cancel_requested && a.number < j->max_attempts && a.number < kAttemptsMax;
+  if (!retry) return d;
+  fb::RetryScheduledT next;
+  next.attempt = a.number + 1;
+  next.previous_attempt = a.number;
+  next.not_before_ms = ctx.now_ms + retry_backoff_ms(*ctx.policy, a.number);
+  next.reused_steps = detail::completed_steps(a);
+  d.emit(job_stream(j->id), std::move(next));
+  return d;
+}
+
+}  // namespace runledger::jobs

@@ -1,0 +1,312 @@
+// Damage done under the store, straight through RocksDB or to its files: every
+// read that meets it and verify_log() must report kCorruption naming the
+// first bad seq, never hand out a wrong event.
+#include <gtest/gtest.h>
+
+#include "events/keys.h"
+#include "events/log_verifier.h"
+#include "events/rocksdb_store.h"
+#include "tests/events/store_test_support.h"
+#include "tests/support/test_support.h"
+
+namespace runledger::testing {
+namespace {
+
+using Code = Status::Code;
+
+constexpr uint64_t kEvents = 20;
+
+// A clean log of kEvents events on three streams, closed so that the test can
+// reach under it.
+class StoreCorruptionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = open_store(dir.path());
+    for (int i = 0; i < 4; ++i) {
+      AppendBatch b = log.batch({"job/a", "job/b", "connector/c"}, kEvents / 4);
+      for (const auto& e : b.events) events.push_back(e);
+      ASSERT_TRUE(store->append(b).ok());
+    }
+  }
+  const EncodedEvent& event(uint64_t seq) const { return events.at(seq - 1); }
+  std::unique_ptr<EventStore> reopen() { return open_store(dir.path(), read_only_mode()); }
+  Status verify() {
+    auto store = reopen();
+    VerifyReport report;
+    return verify_log(*store, &report);
+  }
+
+  TempDir dir;
+  LogBuilder log;
+  std::vector<EncodedEvent> events;
+};
+
+TEST_F(StoreCorruptionTest, CleanLogVerifies) {
+  auto store = reopen();
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(report.events, kEvents);
+  EXPECT_EQ(report.streams, 3u);
+  EXPECT_EQ(report.last_seq, kEvents);
+  EXPECT_EQ(report.last_hash, log.hash());
+}
+
+TEST_F(StoreCorruptionTest, ChecksumMismatchInAStoredValueIsNamedByVerify) {
+  // A byte of seq 7's actor flipped: the buffer still verifies, the hash
+  // chain does not.
+  std::string bytes = event(7).bytes;
+  const size_t at = bytes.find("tester");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at] ^= 0x20;
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(7), bytes);
+
+  Status s = verify();
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), 7u) << s.ToString();
+}
+
+TEST_F(StoreCorruptionTest, ChecksumMismatchOnDiskFailsTheReadThatMeetsIt) {
+  std::string table;
+  {
+    RawDb raw(dir.path());
+    raw.flush();
+    auto files = raw.table_files(keys::kLogFamily);
+    ASSERT_EQ(files.size(), 1u);
+    table = files[0];
+  }
+  // The first bytes of a table file are its first data block.
+  flip_byte(table, 10);
+
+  auto store = reopen();
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  ASSERT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), 1u) << s.ToString();
+  std::string bytes;
+  Status r = store->read_event(1, &bytes);
+  EXPECT_EQ(r.code(), Code::kCorruption) << r.ToString();
+  EXPECT_EQ(r.seq(), 1u);
+}
+
+TEST_F(StoreCorruptionTest, ChecksumMismatchInALaterBlockNamesItsFirstSeq) {
+  // Enough events for several table blocks.
+  {
+    auto store = open_store(dir.path());
+    for (int i = 0; i < 20; ++i) {
+      ASSERT_TRUE(store->append(log.batch({"job/a", "job/b", "job/d"}, 100)).ok());
+    }
+  }
+  std::string table;
+  {
+    RawDb raw(dir.path());
+    raw.flush();
+    for (const auto& f : raw.table_files(keys::kLogFamily)) {
+      if (table.empty() || file_size(f) > file_size(table)) table = f;
+    }
+    ASSERT_FALSE(table.empty());
+  }
+  flip_byte(table, file_size(table) / 3);
+
+  auto store = reopen();
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  ASSERT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  ASSERT_GT(s.seq(), 1u) << s.ToString();
+  // Every event before the named seq reads back; the named seq does not.
+  std::string bytes;
+  for (uint64_t seq = 1; seq < s.seq(); ++seq) {
+    Status r = store->read_event(seq, &bytes);
+    ASSERT_TRUE(r.ok()) << r.ToString();
+  }
+  Status r = store->read_event(s.seq(), &bytes);
+  EXPECT_EQ(r.code(), Code::kCorruption) << r.ToString();
+  EXPECT_EQ(r.seq(), s.seq());
+}
+
+TEST_F(StoreCorruptionTest, HashChainBrokenByARewrittenEventNamesIt) {
+  Hash wrong = sha256("something else");
+  const EncodedEvent& e = event(9);
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(9),
+                        LogBuilder::encode(9, e.stream, e.stream_version, wrong));
+  Status s = verify();
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), 9u) << s.ToString();
+}
+
+TEST_F(StoreCorruptionTest, HashChainBrokenAtTheLastEventNamesTheSeqBefore) {
+  // Nothing follows seq 20 to tell whether 19 or 20 changed: verify names
+  // 19, the first seq the chain no longer vouches for.
+  const EncodedEvent& e = event(kEvents);
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kEvents),
+                        LogBuilder::encode(kEvents, e.stream, e.stream_version, Hash{}));
+  Status s = verify();
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), kEvents - 1) << s.ToString();
+}
+
+TEST_F(StoreCorruptionTest, HashChainNotStartingFromZerosNamesSeqOne) {
+  const EncodedEvent& e = event(1);
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(1),
+                        LogBuilder::encode(1, e.stream, e.stream_version, sha256("x")));
+  Status s = verify();
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), 1u);
+}
+
+TEST_F(StoreCorruptionTest, GapInSeqWrittenDirectlyIsCaughtByVerify) {
+  // An event at seq 22 with nothing at 21: a hole at the end of the log.
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kEvents + 2),
+                        LogBuilder::encode(kEvents + 2, "job/a", 99, log.hash()));
+  auto store = reopen();
+  EXPECT_EQ(store->last_seq(), kEvents + 2);
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), kEvents + 1) << s.ToString();
+  EXPECT_EQ(report.events, kEvents);
+}
+
+TEST_F(StoreCorruptionTest, MissingEventIsNamedByVerifyAndByEveryRead) {
+  RawDb(dir.path()).remove(keys::kLogFamily, RawDb::log_key(7));
+  auto store = reopen();
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), 7u);
+
+  Status r = store->read_range(0, 0, [](const fb::Event&, std::string_view) { return true; });
+  EXPECT_EQ(r.code(), Code::kCorruption);
+  EXPECT_EQ(r.seq(), 7u);
+  Status rs = store->read_stream(event(7).stream, 0,
+                                 [](const fb::Event&, std::string_view) { return true; });
+  EXPECT_EQ(rs.code(), Code::kCorruption) << rs.ToString();
+  EXPECT_EQ(rs.seq(), 7u);
+  std::string bytes;
+  EXPECT_EQ(store->read_event(7, &bytes).code(), Code::kNotFound);
+}
+
+TEST_F(StoreCorruptionTest, SwappedEventsNameTheFirstOfThem) {
+  {
+    RawDb raw(dir.path());
+    raw.put(keys::kLogFamily, RawDb::log_key(5), event(6).bytes);
+    raw.put(keys::kLogFamily, RawDb::log_key(6), event(5).bytes);
+  }
+  Status s = verify();
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), 5u);
+  auto store = reopen();
+  std::string bytes;
+  Status r = store->read_event(6, &bytes);
+  EXPECT_EQ(r.code(), Code::kCorruption);
+  EXPECT_EQ(r.seq(), 6u);
+}
+
+TEST_F(StoreCorruptionTest, UndecodablePayloadIsNamedByReadAndVerify) {
+  std::string cut = event(12).bytes.substr(0, event(12).bytes.size() / 2);
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(12), cut);
+  auto store = reopen();
+  std::string bytes;
+  Status r = store->read_event(12, &bytes);
+  EXPECT_EQ(r.code(), Code::kCorruption) << r.ToString();
+  EXPECT_EQ(r.seq(), 12u);
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  EXPECT_EQ(s.code(), Code::kCorruption);
+  EXPECT_EQ(s.seq(), 12u);
+}
+
+TEST_F(StoreCorruptionTest, UndecodablePayloadOfAnUnknownTypeIsNamed) {
+  // A well-formed buffer whose payload type no build of runledger knows.
+  flatbuffers::FlatBufferBuilder fbb;
+  const EncodedEvent& e = event(4);
+  Hash prev = sha256(event(3).bytes);
+  auto stream = fbb.CreateString(e.stream);
+  auto prev_hash = fbb.CreateVector(prev.data(), prev.size());
+  auto payload = fb::CreateAttemptSucceeded(fbb, 1).Union();
+  fb::EventBuilder b(fbb);
+  b.add_seq(4);
+  b.add_stream(stream);
+  b.add_stream_version(e.stream_version);
+  b.add_prev_hash(prev_hash);
+  b.add_payload_type(static_cast<fb::Payload>(200));
+  b.add_payload(payload);
+  fb::FinishEventBuffer(fbb, b.Finish());
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(4),
+                        std::string_view(reinterpret_cast<const char*>(fbb.GetBufferPointer()),
+                                         fbb.GetSize()));
+  auto store = reopen();
+  std::string bytes;
+  Status r = store->read_event(4, &bytes);
+  EXPECT_EQ(r.code(), Code::kCorruption) << r.ToString();
+  EXPECT_EQ(r.seq(), 4u);
+  VerifyReport report;
+  EXPECT_EQ(verify_log(*store, &report).seq(), 4u);
+}
+
+TEST_F(StoreCorruptionTest, MalformedLogKeyIsNamedByTheSeqItTakesThePlaceOf) {
+  // Nine bytes: sorts between seq 7 and seq 8.
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(7) + "x", event(8).bytes);
+  auto store = reopen();
+  Status r = store->read_range(0, 0, [](const fb::Event&, std::string_view) { return true; });
+  EXPECT_EQ(r.code(), Code::kCorruption) << r.ToString();
+  EXPECT_EQ(r.seq(), 8u);
+  VerifyReport report;
+  EXPECT_EQ(verify_log(*store, &report).seq(), 8u);
+}
+
+TEST_F(StoreCorruptionTest, MalformedLastLogKeyStillLetsVerifyRun) {
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kEvents) + "x", event(1).bytes);
+  std::unique_ptr<EventStore> writable;
+  EXPECT_EQ(open_rocksdb_store(dir.path(), {}, &writable).code(), Code::kCorruption);
+  auto store = reopen();
+  EXPECT_EQ(store->last_seq(), kEvents);
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), kEvents + 1);
+}
+
+TEST_F(StoreCorruptionTest, StreamIndexPointingElsewhereIsNamed) {
+  // job/a version 2 (seq 4) pointed at seq 5 instead.
+  ASSERT_EQ(event(4).stream, "job/a");
+  std::string key;
+  keys::stream_index_key("job/a", 2, &key);
+  RawDb(dir.path()).put(keys::kStreamIndexFamily, key, RawDb::log_key(5));
+  auto store = reopen();
+  Status rs = store->read_stream("job/a", 0, [](const fb::Event&, std::string_view) {
+    return true;
+  });
+  EXPECT_EQ(rs.code(), Code::kCorruption) << rs.ToString();
+  EXPECT_EQ(rs.seq(), 5u);
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), 5u);
+}
+
+TEST_F(StoreCorruptionTest, StreamIndexMissingItsLatestEntryIsNamed) {
+  uint64_t last_of_c = kEvents;
+  while (event(last_of_c).stream != "connector/c") --last_of_c;
+  std::string key;
+  keys::stream_index_key("connector/c", event(last_of_c).stream_version, &key);
+  RawDb(dir.path()).remove(keys::kStreamIndexFamily, key);
+  Status s = verify();
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), last_of_c);
+}
+
+TEST_F(StoreCorruptionTest, WritableOpenRefusesALogWhoseLastEventIsDamaged) {
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kEvents), "garbage");
+  std::unique_ptr<EventStore> store;
+  Status s = open_rocksdb_store(dir.path(), {}, &store);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), kEvents);
+  // Read-only still opens, so that verify can say what is wrong.
+  auto ro = reopen();
+  VerifyReport report;
+  EXPECT_EQ(verify_log(*ro, &report).seq(), kEvents);
+}
+
+}  // namespace
+}  // namespace runledger::testing

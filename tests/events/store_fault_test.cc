@@ -1,0 +1,200 @@
+// Damage to the write-ahead log and disks that refuse writes. With sync=true
+// every acknowledged batch is whole in the WAL, so after a cut only the
+// batches the cut reaches into may go; corruption before the tail must stop
+// the open rather than quietly drop what follows it.
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
+
+#include "events/log_verifier.h"
+#include "events/rocksdb_store.h"
+#include "tests/events/store_test_support.h"
+#include "tests/support/test_support.h"
+
+namespace runledger::testing {
+namespace {
+
+using Code = Status::Code;
+
+constexpr size_t kBatches = 5;
+constexpr size_t kBatchEvents = 10;
+
+// kBatches acknowledged batches, with the WAL size after each, in a closed
+// store that kept them all in its WAL.
+class WalFaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = open_store(dir.path());
+    for (size_t i = 0; i < kBatches; ++i) {
+      ASSERT_TRUE(store->append(log.batch({"job/a", "job/b"}, kBatchEvents)).ok());
+      builders.push_back(log);
+      batch_ends.push_back(file_size(newest_wal(dir.path())));
+    }
+    store.reset();
+    wal = newest_wal(dir.path());
+    ASSERT_EQ(file_size(wal), batch_ends.back()) << "the WAL was not left as written";
+  }
+
+  // The batches whose WAL records end at or before `size`.
+  size_t batches_within(uint64_t size) const {
+    size_t n = 0;
+    while (n < batch_ends.size() && batch_ends[n] <= size) ++n;
+    return n;
+  }
+
+  TempDir dir;
+  LogBuilder log;
+  std::vector<LogBuilder> builders;  // the log as of each batch
+  std::vector<uint64_t> batch_ends;
+  std::string wal;
+};
+
+TEST_F(WalFaultTest, TruncatedTailKeepsEveryBatchBeforeTheCut) {
+  const uint64_t cuts[] = {
+      batch_ends[4] - 1,                      // one byte of the last batch
+      (batch_ends[3] + batch_ends[4]) / 2,    // half of the last batch
+      batch_ends[3],                          // exactly after batch 4
+      (batch_ends[1] + batch_ends[2]) / 2,    // into batch 3: 3, 4, 5 go
+  };
+  for (uint64_t cut : cuts) {
+    SCOPED_TRACE("WAL cut to " + std::to_string(cut) + " bytes");
+    TempDir copy;
+    std::filesystem::copy(dir.path(), copy.path(), std::filesystem::copy_options::recursive);
+    const std::string copied_wal = copy.path() + "/" + std::filesystem::path(wal).filename().string();
+    ASSERT_EQ(::truncate(copied_wal.c_str(), static_cast<off_t>(cut)), 0);
+
+    const size_t kept = batches_within(cut);
+    auto store = open_store(copy.path());
+    EXPECT_EQ(store->last_seq(), kept * kBatchEvents);
+    VerifyReport report;
+    Status s = verify_log(*store, &report);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    // The log goes on from where it now ends.
+    ASSERT_GE(kept, 1u);
+    LogBuilder next = builders[kept - 1];
+    EXPECT_TRUE(store->append(next.batch({"job/a"}, 1)).ok());
+  }
+}
+
+TEST_F(WalFaultTest, CorruptWalRecordBeforeTheTailFailsTheOpen) {
+  // A byte in the middle of batch 2; batches 3 to 5 are intact after it.
+  flip_byte(wal, (batch_ends[0] + batch_ends[1]) / 2);
+  std::unique_ptr<EventStore> store;
+  Status s = open_rocksdb_store(dir.path(), {}, &store);
+  EXPECT_FALSE(s.ok()) << "the open dropped acknowledged batches silently";
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+}
+
+enum class Fault { kNone, kIoError, kNoSpace };
+
+// Files whose writes fail while a fault is set: a failing or a full disk.
+class FailingFile : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  FailingFile(std::unique_ptr<rocksdb::FSWritableFile> file, const std::atomic<Fault>* fault)
+      : FSWritableFileOwnerWrapper(std::move(file)), fault_(fault) {}
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& o,
+                           rocksdb::IODebugContext* dbg) override {
+    if (*fault_ != Fault::kNone) return injected();
+    return FSWritableFileOwnerWrapper::Append(data, o, dbg);
+  }
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& o,
+                           const rocksdb::DataVerificationInfo& info,
+                           rocksdb::IODebugContext* dbg) override {
+    if (*fault_ != Fault::kNone) return injected();
+    return FSWritableFileOwnerWrapper::Append(data, o, info, dbg);
+  }
+  rocksdb::IOStatus Sync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* dbg) override {
+    if (*fault_ != Fault::kNone) return injected();
+    return FSWritableFileOwnerWrapper::Sync(o, dbg);
+  }
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* dbg) override {
+    if (*fault_ != Fault::kNone) return injected();
+    return FSWritableFileOwnerWrapper::Fsync(o, dbg);
+  }
+
+ private:
+  rocksdb::IOStatus injected() const {
+    switch (fault_->load()) {
+      case Fault::kNoSpace:
+        return rocksdb::IOStatus::NoSpace("injected: no space left on device");
+      case Fault::kIoError:
+      case Fault::kNone:
+        break;
+    }
+    return rocksdb::IOStatus::IOError("injected: input/output error");
+  }
+
+  const std::atomic<Fault>* fault_;
+};
+
+class FailingFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  FailingFileSystem() : FileSystemWrapper(rocksdb::FileSystem::Default()) {}
+  const char* Name() const override { return "FailingFileSystem"; }
+  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& o,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* out,
+                                    rocksdb::IODebugContext* dbg) override {
+    rocksdb::IOStatus s = target()->NewWritableFile(name, o, out, dbg);
+    if (s.ok()) *out = std::make_unique<FailingFile>(std::move(*out), &fault);
+    return s;
+  }
+  std::atomic<Fault> fault{Fault::kNone};
+};
+
+class StoreWriteError : public ::testing::TestWithParam<Fault> {};
+
+INSTANTIATE_TEST_SUITE_P(FailingAndFullDisks, StoreWriteError,
+                         ::testing::Values(Fault::kIoError, Fault::kNoSpace),
+                         [](const auto& info) {
+                           return info.param == Fault::kNoSpace ? "NoSpace" : "IoError";
+                         });
+
+TEST_P(StoreWriteError, FailedWriteIsRefusedThenTheStoreResumes) {
+  TempDir dir;
+  auto fs = std::make_shared<FailingFileSystem>();
+  std::unique_ptr<rocksdb::Env> env = rocksdb::NewCompositeEnv(fs);
+  std::unique_ptr<EventStore> store;
+  ASSERT_TRUE(open_rocksdb_store(dir.path(), {}, env.get(), &store).ok());
+  LogBuilder log;
+  ASSERT_TRUE(store->append(log.batch({"job/a"}, 10)).ok());
+  const LogBuilder before_failure = log;
+
+  fs->fault = GetParam();
+  AppendBatch lost = log.batch({"job/lost"}, 10);
+  lost.snapshot = "lost";
+  Status s = store->append(lost);
+  EXPECT_EQ(s.code(), Code::kIoError) << s.ToString();
+  EXPECT_EQ(store->last_seq(), 10u);
+  EXPECT_EQ(store->last_hash(), before_failure.hash());
+
+  // Reads go on while the disk refuses writes.
+  EXPECT_EQ(all_events(*store).size(), 10u);
+
+  // The disk is back: the same seqs, other events, go in.
+  fs->fault = Fault::kNone;
+  LogBuilder retry = before_failure;
+  Status r = store->append(retry.batch({"job/kept"}, 10));
+  ASSERT_TRUE(r.ok()) << r.ToString();
+  EXPECT_EQ(store->last_seq(), 20u);
+  store.reset();
+
+  auto reopened = open_store(dir.path());
+  EXPECT_EQ(reopened->last_seq(), 20u);
+  EXPECT_EQ(reopened->last_hash(), retry.hash());
+  VerifyReport report;
+  Status v = verify_log(*reopened, &report);
+  EXPECT_TRUE(v.ok()) << v.ToString();
+  uint32_t version = 99;
+  ASSERT_TRUE(reopened->stream_version("job/lost", &version).ok());
+  EXPECT_EQ(version, 0u);
+  std::string snapshot;
+  EXPECT_EQ(reopened->get_snapshot(&snapshot).code(), Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace runledger::testing

@@ -1,0 +1,251 @@
+// The attempt state machine of domain.md 1.1: every allowed transition, the
+// forbidden pairs the spec names, and terminal states refusing everything.
+#include "tests/projections/job_testing.h"
+
+namespace runledger::job_tests {
+namespace {
+
+using JobTransitions = JobTest;
+
+// ---- allowed: one scenario per row of the 1.1 table ----
+
+TEST_F(JobTransitions, QueuedToLeasedByClaim) {
+  enqueue("j1");
+  ASSERT_EQ(claim(), "j1");
+  EXPECT_EQ(state_of("j1"), AttemptState::kLeased);
+}
+
+TEST_F(JobTransitions, QueuedToCancelledByCancel) {
+  enqueue("j1");
+  Decision d = cancel("j1");
+  EXPECT_EQ(runledger::testing::Given::types(d), Types{"AttemptCancelled"});
+  EXPECT_EQ(state_of("j1"), AttemptState::kCancelled);
+}
+
+TEST_F(JobTransitions, LeasedToRunningByStart) {
+  enqueue("j1");
+  claim();
+  Decision d = start("j1");
+  EXPECT_EQ(runledger::testing::Given::types(d), Types{"JobStarted"});
+  EXPECT_EQ(state_of("j1"), AttemptState::kRunning);
+}
+
+TEST_F(JobTransitions, LeasedToQueuedByRelease) {
+  enqueue("j1");
+  claim();
+  EXPECT_EQ(runledger::testing::Given::types(release("j1")), Types{"LeaseReleased"});
+  EXPECT_EQ(state_of("j1"), AttemptState::kQueued);
+}
+
+TEST_F(JobTransitions, LeasedToQueuedByLeaseExpiry) {
+  enqueue("j1");
+  claim();
+  advance_s(g.policy.lease_default_s);
+  EXPECT_EQ(runledger::testing::Given::types(expire()), Types{"LeaseExpired"});
+  EXPECT_EQ(state_of("j1"), AttemptState::kQueued);
+}
+
+TEST_F(JobTransitions, LeasedToCancelledByCancelAck) {
+  enqueue("j1");
+  claim();
+  cancel("j1");
+  EXPECT_EQ(runledger::testing::Given::types(cancel_ack("j1")), Types{"AttemptCancelled"});
+  EXPECT_EQ(state_of("j1"), AttemptState::kCancelled);
+}
+
+TEST_F(JobTransitions, RunningToSucceededAfterTheLastStep) {
+  given_running("j1");
+  run_steps("j1");
+  EXPECT_EQ(state_of("j1"), AttemptState::kSucceeded);
+}
+
+TEST_F(JobTransitions, RunningToFailedByStepFailure) {
+  given_running("j1");
+  step_start("j1", "FETCH");
+  Decision d = step_fail("j1", "FETCH", false);
+  EXPECT_EQ(runledger::testing::Given::types(d), (Types{"StepFailed", "AttemptFailed"}));
+  EXPECT_EQ(state_of("j1"), AttemptState::kFailed);
+}
+
+TEST_F(JobTransitions, RunningToCancelledByCancelAck) {
+  given_running("j1");
+  cancel("j1");
+  expect_accepted(cancel_ack("j1"));
+  EXPECT_EQ(state_of("j1"), AttemptState::kCancelled);
+}
+
+TEST_F(JobTransitions, RunningToStaleByOutcomeUnknown) {
+  given_running("j1");
+  expect_accepted(outcome_unknown("j1", holds::kExecutionStateUnknown));
+  EXPECT_EQ(state_of("j1"), AttemptState::kStale);
+}
+
+TEST_F(JobTransitions, StaleToRunningByReattach) {
+  given_stale("j1");
+  expect_accepted(reattach_running("j1"));
+  EXPECT_EQ(state_of("j1"), AttemptState::kRunning);
+}
+
+TEST_F(JobTransitions, StaleToSucceededByObservedExitZero) {
+  given_stale("j1");
+  expect_accepted(reattach_exited("j1", 0));
+  EXPECT_EQ(state_of("j1"), AttemptState::kSucceeded);
+}
+
+TEST_F(JobTransitions, StaleToFailedByObservedNonZeroExit) {
+  given_stale("j1");
+  expect_accepted(reattach_exited("j1", 2));
+  EXPECT_EQ(state_of("j1"), AttemptState::kFailed);
+}
+
+// ---- forbidden pairs named in 1.1 ----
+
+TEST_F(JobTransitions, QueuedCannotSucceedWithoutARun) {
+  enqueue("j1");
+  token["j1"] = "never-handed-out";
+  expect_invalid_transition(step_done("j1", "FETCH"), AttemptState::kQueued);
+  EXPECT_EQ(state_of("j1"), AttemptState::kQueued);
+}
+
+TEST_F(JobTransitions, RefusalNamesTheStateAndWhatItAllows) {
+  enqueue("j1");
+  Decision d = g.run(jobs::Start{"j1", "no-lease", ""});
+  ASSERT_TRUE(d.rejection);
+  EXPECT_EQ(d.rejection->message, "job j1 is QUEUED: cannot start (allowed: claim, cancel)");
+  EXPECT_EQ(d.rejection->extra["allowed"], nlohmann::json({"claim", "cancel"}));
+}
+
+TEST_F(JobTransitions, FailedAttemptIsNeverRevived) {
+  given_failed("j1");
+  expect_invalid_transition(start("j1"), AttemptState::kFailed);
+  expect_invalid_transition(reattach_running("j1"), AttemptState::kFailed);
+  EXPECT_EQ(state_of("j1"), AttemptState::kFailed);
+}
+
+TEST_F(JobTransitions, SucceededNeverFlipsToFailed) {
+  given_succeeded("j1");
+  expect_invalid_transition(step_fail("j1", "AGGREGATE", false), AttemptState::kSucceeded);
+  expect_invalid_transition(reattach_exited("j1", 1), AttemptState::kSucceeded);
+  EXPECT_EQ(state_of("j1"), AttemptState::kSucceeded);
+}
+
+TEST_F(JobTransitions, RunningNeverGoesBackToQueued) {
+  given_running("j1");
+  expect_invalid_transition(release("j1"), AttemptState::kRunning);
+  EXPECT_EQ(state_of("j1"), AttemptState::kRunning);
+}
+
+TEST_F(JobTransitions, StaleNeverGoesBackToQueued) {
+  given_stale("j1");
+  expect_invalid_transition(release("j1"), AttemptState::kStale);
+  expect_invalid_transition(rerun("j1"), AttemptState::kStale);
+  EXPECT_EQ(state_of("j1"), AttemptState::kStale);
+}
+
+TEST_F(JobTransitions, StaleIsNotCancelledWithoutAResolution) {
+  given_stale("j1");
+  expect_invalid_transition(cancel("j1"), AttemptState::kStale);
+}
+
+TEST_F(JobTransitions, QueuedRefusesEveryCommandOfALease) {
+  enqueue("j1");
+  token["j1"] = "never-handed-out";
+  expect_invalid_transition(heartbeat("j1"), AttemptState::kQueued);
+  expect_invalid_transition(release("j1"), AttemptState::kQueued);
+  expect_invalid_transition(step_start("j1", "FETCH"), AttemptState::kQueued);
+  expect_invalid_transition(cancel_ack("j1"), AttemptState::kQueued);
+  expect_invalid_transition(outcome_unknown("j1", holds::kResultUnknown), AttemptState::kQueued);
+  expect_invalid_transition(reattach_running("j1"), AttemptState::kQueued);
+}
+
+TEST_F(JobTransitions, LeasedRefusesStepsAndOutcomeReportsBeforeStart) {
+  enqueue("j1");
+  claim();
+  expect_invalid_transition(step_start("j1", "FETCH"), AttemptState::kLeased);
+  expect_invalid_transition(step_done("j1", "FETCH"), AttemptState::kLeased);
+  expect_invalid_transition(outcome_unknown("j1", holds::kResultUnknown), AttemptState::kLeased);
+  expect_invalid_transition(reattach_running("j1"), AttemptState::kLeased);
+  EXPECT_EQ(state_of("j1"), AttemptState::kLeased);
+}
+
+TEST_F(JobTransitions, RunningRefusesASecondStart) {
+  given_running("j1");
+  expect_invalid_transition(start("j1"), AttemptState::kRunning);
+}
+
+// ---- every terminal state refuses every worker command and cancel ----
+
+class JobTerminalStates : public JobTest, public ::testing::WithParamInterface<AttemptState> {
+ protected:
+  void given_terminal(const std::string& id) {
+    switch (GetParam()) {
+      case AttemptState::kSucceeded:
+        return given_succeeded(id);
+      case AttemptState::kFailed:
+        return given_failed(id);
+      case AttemptState::kCancelled:
+        return given_cancelled(id);
+      case AttemptState::kQueued:
+      case AttemptState::kLeased:
+      case AttemptState::kRunning:
+      case AttemptState::kStale:
+        FAIL() << "not a terminal state";
+    }
+  }
+};
+
+TEST_P(JobTerminalStates, RefuseEveryWorkerCommandAndCancel) {
+  given_terminal("j1");
+  if (token["j1"].empty()) token["j1"] = "never-handed-out";
+  std::string before = snapshot_of("j1");
+  const AttemptState st = GetParam();
+  expect_invalid_transition(heartbeat("j1"), st);
+  expect_invalid_transition(release("j1"), st);
+  expect_invalid_transition(start("j1"), st);
+  expect_invalid_transition(step_start("j1", "FETCH"), st);
+  expect_invalid_transition(step_done("j1", "FETCH"), st);
+  expect_invalid_transition(step_fail("j1", "FETCH", true), st);
+  expect_invalid_transition(cancel("j1"), st);
+  expect_invalid_transition(cancel_ack("j1"), st);
+  expect_invalid_transition(outcome_unknown("j1", holds::kExecutionStateUnknown), st);
+  expect_invalid_transition(reattach_running("j1"), st);
+  expect_invalid_transition(reattach_exited("j1", 0), st);
+  EXPECT_EQ(snapshot_of("j1"), before);
+}
+
+TEST_P(JobTerminalStates, AllowOnlyARerun) {
+  given_terminal("j1");
+  Decision d = heartbeat("j1");
+  ASSERT_TRUE(d.rejection);
+  EXPECT_EQ(d.rejection->extra["allowed"], nlohmann::json({"rerun"}));
+}
+
+TEST_P(JobTerminalStates, AreNeverClaimedAgain) {
+  given_terminal("j1");
+  EXPECT_EQ(claim("w9"), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Terminal, JobTerminalStates,
+                         ::testing::Values(AttemptState::kSucceeded, AttemptState::kFailed,
+                                           AttemptState::kCancelled),
+                         [](const auto& info) { return std::string(jobs::to_string(info.param)); });
+
+// ---- unknown jobs ----
+
+TEST_F(JobTransitions, EveryCommandOnAnUnknownJobIsNotFound) {
+  token["nope"] = "x";
+  expect_refused(heartbeat("nope"), 404, "not_found");
+  expect_refused(release("nope"), 404, "not_found");
+  expect_refused(start("nope"), 404, "not_found");
+  expect_refused(step_start("nope", "FETCH"), 404, "not_found");
+  expect_refused(step_done("nope", "FETCH"), 404, "not_found");
+  expect_refused(step_fail("nope", "FETCH", false), 404, "not_found");
+  expect_refused(cancel("nope"), 404, "not_found");
+  expect_refused(cancel_ack("nope"), 404, "not_found");
+  expect_refused(outcome_unknown("nope", holds::kResultUnknown), 404, "not_found");
+  expect_refused(reattach_running("nope"), 404, "not_found");
+  expect_refused(rerun("nope"), 404, "not_found");
+}
+
+}  // namespace
+}  // namespace runledger::job_tests
