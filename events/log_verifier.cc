@@ -83,17 +83,16 @@ bool LogWalk::visit(const fb::Event& e, std::string_view bytes) {
 Status LogWalk::check_event(const fb::Event& e, std::string_view bytes, StreamTip** tip) {
   const uint64_t seq = events_ + 1;
   if (e.seq() != seq) {
-    return Status::Corruption(seq_text(seq) + " is missing: the log goes on with " +
-                                  seq_text(e.seq()),
-                              seq);
+    return Status::Corruption(
+        seq_text(seq) + " is missing: the log goes on with " + seq_text(e.seq()), seq);
   }
   const std::string_view stream = e.stream()->string_view();
   auto it = streams_.find(stream);
   if (it == streams_.end()) it = streams_.emplace(std::string(stream), StreamTip{}).first;
   *tip = &it->second;
   if (e.stream_version() != (*tip)->version + 1) {
-    return Status::Corruption(seq_text(seq) + ": stream " + std::string(stream) + " goes from version " +
-                                  std::to_string((*tip)->version) + " to " +
+    return Status::Corruption(seq_text(seq) + ": stream " + std::string(stream) +
+                                  " goes from version " + std::to_string((*tip)->version) + " to " +
                                   std::to_string(e.stream_version()),
                               seq);
   }
@@ -192,8 +191,9 @@ Status verify_log(const EventStore& store, VerifyReport* report, const VerifyPro
   *report = VerifyReport{};
   if (until == 0) return Status::Ok();
   LogWalk walk(until, progress, check);
-  Status read = store.read_range(
-      0, until, [&walk](const fb::Event& e, std::string_view bytes) { return walk.visit(e, bytes); });
+  Status read = store.read_range(0, until, [&walk](const fb::Event& e, std::string_view bytes) {
+    return walk.visit(e, bytes);
+  });
   Status s = walk.finish(std::move(read));
   report->events = walk.events();
   report->streams = walk.streams().size();

@@ -32,10 +32,9 @@ Status check_stored_event(uint64_t key_seq, std::string_view bytes, const fb::Ev
   Status s = decode_event(bytes, event);
   if (!s.ok()) return Status::Corruption(s.message(), key_seq);
   if ((*event)->seq() != key_seq) {
-    return Status::Corruption(
-        "log key seq " + std::to_string(key_seq) + " holds the event of seq " +
-            std::to_string((*event)->seq()),
-        key_seq);
+    return Status::Corruption("log key seq " + std::to_string(key_seq) +
+                                  " holds the event of seq " + std::to_string((*event)->seq()),
+                              key_seq);
   }
   return Status::Ok();
 }
@@ -144,12 +143,12 @@ Status RocksDbStore::open() {
     return Status::Invalid("a secondary store needs a secondary_path");
   }
   std::unique_lock lock(db_mu_);
-  if (Status s = open_db(); !s.ok()) return s;
+  if (Status s = open_db(writable()); !s.ok()) return s;
   if (Status f = check_format(); !f.ok()) return f;
   return load_tail();
 }
 
-Status RocksDbStore::open_db() {
+Status RocksDbStore::open_db(bool writable) {
   rocksdb::DBOptions o = db_options(options_, env_);
   auto families = family_descriptors();
   rocksdb::DB* db = nullptr;
@@ -158,7 +157,7 @@ Status RocksDbStore::open_db() {
     std::error_code ec;
     std::filesystem::create_directories(options_.secondary_path, ec);
     s = rocksdb::DB::OpenAsSecondary(o, dir_, options_.secondary_path, families, &handles_, &db);
-  } else if (options_.read_only) {
+  } else if (!writable) {
     s = rocksdb::DB::OpenForReadOnly(o, dir_, families, &handles_, &db);
   } else {
     s = rocksdb::DB::Open(o, dir_, families, &handles_, &db);
@@ -171,6 +170,7 @@ Status RocksDbStore::open_db() {
     return from_rocksdb(s, "opening data folder " + dir_);
   }
   db_.reset(db);
+  db_writable_ = writable;
   return Status::Ok();
 }
 

@@ -12,12 +12,14 @@
 // last_hash() are safe from any thread at the same time. RocksDB's LOCK file
 // keeps a second process from opening the folder for writing.
 //
-// Write errors: a failed append answers kIoError and changes nothing in
-// memory. The next append first resumes RocksDB (or reopens the database when
-// it cannot resume) and reloads the tail from disk. When the disk failed after
-// the batch's bytes reached the WAL, that batch may turn out to be in the log
-// after all: after a kIoError, callers re-read last_seq() (and rebuild from
-// the log) rather than assume the batch is absent.
+// Write errors: a failed append answers kIoError. Before returning, the store
+// resumes RocksDB (or reopens the database when it cannot resume, read-only if
+// the disk still refuses, so that reads go on) and reloads the tail from
+// disk; the next append retries whatever is still needed. When the disk
+// failed after the batch's bytes reached the WAL (a failed fsync), the batch
+// is in the log after all: after kIoError, callers take last_seq() and the log
+// as the truth (the engine rebuilds from them) rather than assume the batch
+// is absent.
 //
 // Modes: writable (default), read_only (OpenForReadOnly: a frozen view of the
 // folder as it was when opened), secondary (OpenAsSecondary: follows a
@@ -65,8 +67,8 @@ class RocksDbStore final : public EventStore {
   Status purge_idempotency(int64_t before_ms) override;
   Status get_view(std::string_view key, std::string* value) const override;
   Status scan_views(std::string_view prefix, std::string_view after_key,
-                    const std::function<bool(std::string_view key, std::string_view value)>&
-                        visit) const override;
+                    const std::function<bool(std::string_view key, std::string_view value)>& visit)
+      const override;
   Status get_snapshot(std::string* value) const override;
   Status refresh() override;
 
@@ -80,10 +82,11 @@ class RocksDbStore final : public EventStore {
   RocksDbStore(std::string dir, StoreOptions options, rocksdb::Env* env);
   Status open();
   // REQUIRES: db_mu_ held exclusively (or no other thread can see the store).
-  Status open_db();
+  Status open_db(bool writable);
   void close_db();
   Status resume_after_write_error();
   // REQUIRES for the rest: db_mu_ held (shared is enough) and db_ open.
+  Status write(const AppendBatch& batch);
   Status check_format();
   Status load_tail();
   Status last_seq_without_reading_events(uint64_t* seq) const;
@@ -105,6 +108,7 @@ class RocksDbStore final : public EventStore {
   mutable std::shared_mutex db_mu_;
   std::unique_ptr<rocksdb::DB> db_;                    // GUARDED_BY(db_mu_)
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // GUARDED_BY(db_mu_)
+  bool db_writable_ = false;  // false while reopened read-only after a write error
 
   // The tail of the log as readers see it: changed only after a batch is durable.
   mutable std::mutex tail_mu_;

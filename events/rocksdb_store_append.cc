@@ -35,34 +35,44 @@ Status RocksDbStore::append(const AppendBatch& batch) {
   if (resume_needed_) {
     if (Status s = resume_after_write_error(); !s.ok()) return s;
   }
+  Status s = write(batch);
+  if (s.code() == Status::Code::kIoError) {
+    // Recover at once, so that last_seq() and every read tell what the disk
+    // holds now; if the disk still refuses, the next append tries again.
+    resume_needed_ = true;
+    resume_after_write_error().IgnoreError();
+  }
+  return s;
+}
+
+Status RocksDbStore::write(const AppendBatch& batch) {
   std::shared_lock lock(db_mu_);
-  if (!db_) return closed();
+  if (!db_ || !db_writable_) return closed();
   uint64_t seq;
   Hash hash;
   {
-    std::lock_guard lock(tail_mu_);
+    std::lock_guard tail_lock(tail_mu_);
     seq = last_seq_;
     hash = last_hash_;
   }
   batch_.Clear();
   version_undo_.clear();
   if (versions_.size() > kStreamVersionCacheMax) versions_.clear();
+  Status staged;
   for (const EncodedEvent& e : batch.events) {
-    if (Status s = stage_event(e, &seq, &hash); !s.ok()) {
-      roll_back_versions();
-      return s;
-    }
+    staged = stage_event(e, &seq, &hash);
+    if (!staged.ok()) break;
   }
-  if (Status s = stage_side_records(batch); !s.ok()) {
+  if (staged.ok()) staged = stage_side_records(batch);
+  if (!staged.ok()) {
     roll_back_versions();
-    return s;
+    return staged;
   }
   rocksdb::WriteOptions wo;
   wo.sync = true;
   rocksdb::Status ws = db_->Write(wo, &batch_);
   if (!ws.ok()) {
     roll_back_versions();
-    resume_needed_ = true;
     return Status::IoError("appending up to seq " + std::to_string(seq) + ": " + ws.ToString());
   }
   std::lock_guard tail_lock(tail_mu_);
@@ -156,15 +166,18 @@ void RocksDbStore::roll_back_versions() {
   version_undo_.clear();
 }
 
-// After a failed write RocksDB refuses writes. Resume() clears what it can
-// (a full disk that has room again); anything else takes reopening the
-// database, which replays its WAL. Either way, what reached the disk is only
-// known by reading it back: the tail is reloaded (it may include the batch
-// whose append failed, if its bytes reached the WAL) and cached versions go.
+// After a failed write RocksDB refuses writes. Resume() clears what it can;
+// anything else takes reopening the database, which replays its WAL. When
+// even that fails (the disk still refuses), the database is opened read-only
+// so that reads go on, and the next append tries again. Either way, what
+// reached the disk is only known by reading it back: the tail is reloaded (it
+// holds the failed batch if its bytes reached the WAL before the failure) and
+// the cached versions go.
 Status RocksDbStore::resume_after_write_error() {
+  Status reopened;
   {
     std::shared_lock lock(db_mu_);
-    if (db_ && db_->Resume().ok()) {
+    if (db_ && db_writable_ && db_->Resume().ok()) {
       versions_.clear();
       Status s = load_tail();
       resume_needed_ = !s.ok();
@@ -173,8 +186,10 @@ Status RocksDbStore::resume_after_write_error() {
   }
   std::unique_lock lock(db_mu_);
   close_db();
-  if (Status s = open_db(); !s.ok()) {
-    return Status::IoError("the store cannot reopen after a write error: " + s.ToString());
+  reopened = open_db(/*writable=*/true);
+  if (!reopened.ok() && open_db(/*writable=*/false).ok()) load_tail().IgnoreError();
+  if (!reopened.ok()) {
+    return Status::IoError("the store cannot reopen after a write error: " + reopened.ToString());
   }
   versions_.clear();
   if (Status s = load_tail(); !s.ok()) return s;

@@ -79,8 +79,7 @@ Status RocksDbStore::read_range(uint64_t after, uint64_t until, const EventVisit
     if (!visit(*e, bytes)) return Status::Ok();
     ++expected;
   }
-  return from_rocksdb(it->status(), "reading the log at seq " + std::to_string(expected),
-                      expected);
+  return from_rocksdb(it->status(), "reading the log at seq " + std::to_string(expected), expected);
 }
 
 Status RocksDbStore::read_event(uint64_t seq, std::string* bytes) const {
@@ -88,8 +87,7 @@ Status RocksDbStore::read_event(uint64_t seq, std::string* bytes) const {
   if (!db_) return closed();
   char key[keys::kSeqBytes];
   rocksdb::PinnableSlice value;
-  rocksdb::Status rs =
-      db_->Get(checked_reads(), cf(kLog), slice(keys::log_key(seq, key)), &value);
+  rocksdb::Status rs = db_->Get(checked_reads(), cf(kLog), slice(keys::log_key(seq, key)), &value);
   if (rs.IsNotFound()) return Status::NotFound("seq " + std::to_string(seq) + " is not in the log");
   if (!rs.ok()) return from_rocksdb(rs, "reading seq " + std::to_string(seq), seq);
   const fb::Event* e = nullptr;

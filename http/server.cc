@@ -202,7 +202,11 @@ void Server::Impl::handle(const httplib::Request& req, httplib::Response& res,
   a.path = req.target.substr(0, req.target.find('?'));
   for (const auto& [k, v] : req.params) a.query.emplace(k, v);
   if (auto early = read_headers(req, a)) return send(res, *early);
-  if (reader != nullptr) {
+  // A POST without Content-Length and not chunked has no body (the library
+  // would fail reading it): treat it as empty.
+  const bool chunked = req.get_header_value("Transfer-Encoding").find("chunked") !=
+                       std::string::npos;
+  if (reader != nullptr && (chunked || req.has_header("Content-Length"))) {
     bool too_large = false;
     const size_t limit = options.body_limit_bytes;
     if (req.has_header("Content-Length") &&

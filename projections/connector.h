@@ -73,10 +73,10 @@ struct Connector {
   std::string name;
   Status status = Status::kActive;
   SyncStatus sync_status = SyncStatus::kIdle;
-  std::string last_error;         // empty: null
+  std::string last_error;  // empty: null
   int64_t last_synced_at_ms = 0;
-  int64_t sync_schedule_s = 0;    // 0: no schedule
-  int64_t next_slot_ms = 0;       // next schedule slot, 0 when unscheduled
+  int64_t sync_schedule_s = 0;  // 0: no schedule
+  int64_t next_slot_ms = 0;     // next schedule slot, 0 when unscheduled
   // Current sync (while running; kept after it ends for `sync_id` fencing).
   std::string sync_id;
   std::string sync_trigger;
@@ -87,8 +87,8 @@ struct Connector {
   std::array<int64_t, 4> document_counts{};
   std::vector<EndedSync> ended_syncs;  // oldest first, at most kEndedSyncsKept
   int64_t created_at_ms = 0;
-  int64_t updated_at_ms = 0;         // last event that changed the connector
-  uint32_t version = 0;              // stream version of the last event
+  int64_t updated_at_ms = 0;  // last event that changed the connector
+  uint32_t version = 0;       // stream version of the last event
 
   bool running() const { return sync_status == SyncStatus::kRunning; }
   bool operator==(const Connector&) const = default;
@@ -100,6 +100,10 @@ struct ConnectorsState {
 };
 
 // ---- commands ----
+// Deciders check input first (422 invalid_field naming the field), then that
+// the connector exists (404 not_found), then the conditions of domain.md 2.1
+// in its order (409 with the exact messages, extra {"status", "sync_status",
+// "allowed"}). Setting a field to its current value records nothing.
 struct Create {
   std::string id;
   std::string name;
@@ -107,20 +111,28 @@ struct Create {
 };
 struct Update {
   std::string id;
-  std::optional<std::string> status;     // "active" | "paused" (others: 422 in the facade)
+  std::optional<std::string> status;  // "active" | "paused" (others: 422 in the facade)
   std::optional<std::string> name;
   std::optional<int64_t> sync_schedule_s;  // present: set (0 = remove)
 };
+// Accepted: ConnectorDeletionStarted + ConnectorDeleted in one decision; the
+// fold erases the connector, so decision.body holds its view (status
+// "deleting") for the reply.
 struct Delete {
   std::string id;
 };
 struct StartSync {
   std::string id;
-  std::string sync_id;   // fresh, made by the facade
+  std::string sync_id;  // fresh, made by the facade
 };
+// One SyncAborted however many documents; status is left as it was.
 struct AbortSync {
   std::string id;
 };
+// Reports are fenced by sync_id. From anything but the current running sync:
+// a SyncReportIgnored event AND a 409 `stale_sync` refusal (extra "sync_id",
+// "reason", "current_sync_id", and "continue": false for progress). Progress
+// of the current sync with no documents records nothing (continue).
 struct DocumentReport {
   std::vector<std::string> pending, running, indexed;
   std::vector<std::pair<std::string, std::string>> failed;  // id, error
@@ -141,6 +153,8 @@ struct ReportFailed {
   std::string error;
 };
 // System: process every schedule slot due at context.now_ms (domain.md 2.4).
+// Only the latest due slot of a connector is served; earlier ones it fell
+// behind on are recorded as one ScheduleGap. New sync ids: ids->next_id("sync").
 struct RunSchedule {};
 // System, once at start-up: record slots missed while the engine was down
 // as one ScheduleGap per connector and move its schedule past now (2.5).

@@ -28,9 +28,9 @@ std::optional<Decision> check_name(const std::string& name) {
 
 std::optional<Decision> check_schedule(int64_t sync_schedule_s) {
   if (sync_schedule_s < 0 || sync_schedule_s > kSyncScheduleSMax) {
-    return invalid_field("sync_schedule_s",
-                         fmt::format("sync_schedule_s must be 1 to {} seconds, or null",
-                                     kSyncScheduleSMax));
+    return invalid_field(
+        "sync_schedule_s",
+        fmt::format("sync_schedule_s must be 1 to {} seconds, or null", kSyncScheduleSMax));
   }
   return std::nullopt;
 }
@@ -136,7 +136,7 @@ Decision decide(const State& s, const StartSync& c, const Context&) {
   if (conn->status == Status::kPaused) {
     return conflict(*conn, "connector_paused", "Connector is paused");
   }
-  
+  if (conn->running()) return conflict(*conn, "sync_in_progress", "Sync already in progress");
   Decision d;
   fb::SyncStartedT started;
   started.sync_id = c.sync_id;

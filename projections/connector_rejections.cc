@@ -56,14 +56,14 @@ Decision conflict(const Connector& c, std::string code, std::string message) {
 
 std::optional<Decision> check_documents(const DocumentReport& d) {
   if (count(d) > kDocumentsPerReportMax) {
-    return invalid_field("documents", fmt::format("documents: at most {} per report",
-                                                  kDocumentsPerReportMax));
+    return invalid_field("documents",
+                         fmt::format("documents: at most {} per report", kDocumentsPerReportMax));
   }
   bool ids_ok = all_valid(d.pending) && all_valid(d.running) && all_valid(d.indexed);
   for (const auto& [id, error] : d.failed) ids_ok = ids_ok && valid_document_id(id);
   if (!ids_ok) {
-    return invalid_field("documents", fmt::format("documents: every id must be 1 to {} bytes",
-                                                  kDocumentIdBytesMax));
+    return invalid_field(
+        "documents", fmt::format("documents: every id must be 1 to {} bytes", kDocumentIdBytesMax));
   }
   return std::nullopt;
 }

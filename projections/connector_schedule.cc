@@ -14,7 +14,7 @@ namespace {
 using internal::kMsPerS;
 
 struct DueSlots {
-  int64_t count = 0;    // slots with time <= now
+  int64_t count = 0;      // slots with time <= now
   int64_t latest_ms = 0;  // the last of them
 };
 

@@ -19,9 +19,7 @@ nlohmann::json sync_or_null(const Connector& c) {
           {"started_at", format_time_ms(c.sync_started_at_ms)}};
 }
 
-int64_t count(const Connector& c, DocStatus s) {
-  return c.document_counts[static_cast<size_t>(s)];
-}
+int64_t count(const Connector& c, DocStatus s) { return c.document_counts[static_cast<size_t>(s)]; }
 
 }  // namespace
 

@@ -27,7 +27,7 @@ const Job* best_ready(const State& s, const Claim& c, int64_t now_ms) {
     if (j == nullptr) continue;
     const Attempt& a = j->latest();
     if (a.not_before_ms > now_ms || !kind_wanted(c, j->kind)) continue;
-    if (detail::blocking_hold_id(s, j->target)) continue;
+    if (s.jobs.holder.count(j->target) || detail::blocking_hold_id(s, j->target)) continue;
     return j;
   }
   return nullptr;

@@ -9,7 +9,8 @@ namespace {
 
 TEST(Keys, LogKeysSortLikeTheirSeqs) {
   char a[kSeqBytes], b[kSeqBytes];
-  const uint64_t pairs[][2] = {{1, 2}, {255, 256}, {65'535, 65'536}, {1ull << 40, (1ull << 40) + 1}};
+  const uint64_t pairs[][2] = {
+      {1, 2}, {255, 256}, {65'535, 65'536}, {1ull << 40, (1ull << 40) + 1}};
   for (const auto& p : pairs) {
     EXPECT_LT(std::string(log_key(p[0], a)), std::string(log_key(p[1], b))) << p[0];
   }

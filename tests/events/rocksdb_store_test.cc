@@ -73,10 +73,13 @@ TEST_F(RocksDbStoreTest, ReadRangeHonoursAfterUntilAndEarlyStop) {
   EXPECT_EQ(seqs, (std::vector<uint64_t>{9, 10}));
 
   seqs.clear();
-  ASSERT_TRUE(store->read_range(0, 0, [&](const fb::Event& e, std::string_view) {
-                     seqs.push_back(e.seq());
-                     return e.seq() < 2;
-                   }).ok());
+  ASSERT_TRUE(store
+                  ->read_range(0, 0,
+                               [&](const fb::Event& e, std::string_view) {
+                                 seqs.push_back(e.seq());
+                                 return e.seq() < 2;
+                               })
+                  .ok());
   EXPECT_EQ(seqs, (std::vector<uint64_t>{1, 2}));
 
   seqs.clear();
@@ -343,8 +346,7 @@ TEST(RocksDbStoreOpen, SecondaryInstanceSeesNewEvents) {
   auto primary = open_store(dir.path());
   LogBuilder log;
   ASSERT_TRUE(primary->append(log.batch({"job/a"}, 3)).ok());
-  auto secondary =
-      open_store(dir.path(), secondary_mode(scratch.path() + "/s"));
+  auto secondary = open_store(dir.path(), secondary_mode(scratch.path() + "/s"));
   EXPECT_EQ(secondary->last_seq(), 3u);
 
   ASSERT_TRUE(primary->append(log.batch({"job/a", "job/b"}, 4)).ok());

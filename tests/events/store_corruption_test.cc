@@ -127,8 +127,9 @@ TEST_F(StoreCorruptionTest, ChecksumMismatchInALaterBlockNamesItsFirstSeq) {
 TEST_F(StoreCorruptionTest, HashChainBrokenByARewrittenEventNamesIt) {
   Hash wrong = sha256("something else");
   const EncodedEvent& e = event(9);
-  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(9),
-                        LogBuilder::encode(9, e.stream, e.stream_version, wrong));
+  RawDb(dir.path())
+      .put(keys::kLogFamily, RawDb::log_key(9),
+           LogBuilder::encode(9, e.stream, e.stream_version, wrong));
   Status s = verify();
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
   EXPECT_EQ(s.seq(), 9u) << s.ToString();
@@ -138,8 +139,9 @@ TEST_F(StoreCorruptionTest, HashChainBrokenAtTheLastEventNamesTheSeqBefore) {
   // Nothing follows seq 20 to tell whether 19 or 20 changed: verify names
   // 19, the first seq the chain no longer vouches for.
   const EncodedEvent& e = event(kEvents);
-  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kEvents),
-                        LogBuilder::encode(kEvents, e.stream, e.stream_version, Hash{}));
+  RawDb(dir.path())
+      .put(keys::kLogFamily, RawDb::log_key(kEvents),
+           LogBuilder::encode(kEvents, e.stream, e.stream_version, Hash{}));
   Status s = verify();
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
   EXPECT_EQ(s.seq(), kEvents - 1) << s.ToString();
@@ -147,8 +149,9 @@ TEST_F(StoreCorruptionTest, HashChainBrokenAtTheLastEventNamesTheSeqBefore) {
 
 TEST_F(StoreCorruptionTest, HashChainNotStartingFromZerosNamesSeqOne) {
   const EncodedEvent& e = event(1);
-  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(1),
-                        LogBuilder::encode(1, e.stream, e.stream_version, sha256("x")));
+  RawDb(dir.path())
+      .put(keys::kLogFamily, RawDb::log_key(1),
+           LogBuilder::encode(1, e.stream, e.stream_version, sha256("x")));
   Status s = verify();
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
   EXPECT_EQ(s.seq(), 1u);
@@ -156,8 +159,9 @@ TEST_F(StoreCorruptionTest, HashChainNotStartingFromZerosNamesSeqOne) {
 
 TEST_F(StoreCorruptionTest, GapInSeqWrittenDirectlyIsCaughtByVerify) {
   // An event at seq 22 with nothing at 21: a hole at the end of the log.
-  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kEvents + 2),
-                        LogBuilder::encode(kEvents + 2, "job/a", 99, log.hash()));
+  RawDb(dir.path())
+      .put(keys::kLogFamily, RawDb::log_key(kEvents + 2),
+           LogBuilder::encode(kEvents + 2, "job/a", 99, log.hash()));
   auto store = reopen();
   EXPECT_EQ(store->last_seq(), kEvents + 2);
   VerifyReport report;
@@ -232,9 +236,9 @@ TEST_F(StoreCorruptionTest, UndecodablePayloadOfAnUnknownTypeIsNamed) {
   b.add_payload_type(static_cast<fb::Payload>(200));
   b.add_payload(payload);
   fb::FinishEventBuffer(fbb, b.Finish());
-  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(4),
-                        std::string_view(reinterpret_cast<const char*>(fbb.GetBufferPointer()),
-                                         fbb.GetSize()));
+  RawDb(dir.path())
+      .put(keys::kLogFamily, RawDb::log_key(4),
+           std::string_view(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize()));
   auto store = reopen();
   std::string bytes;
   Status r = store->read_event(4, &bytes);
@@ -274,9 +278,8 @@ TEST_F(StoreCorruptionTest, StreamIndexPointingElsewhereIsNamed) {
   keys::stream_index_key("job/a", 2, &key);
   RawDb(dir.path()).put(keys::kStreamIndexFamily, key, RawDb::log_key(5));
   auto store = reopen();
-  Status rs = store->read_stream("job/a", 0, [](const fb::Event&, std::string_view) {
-    return true;
-  });
+  Status rs =
+      store->read_stream("job/a", 0, [](const fb::Event&, std::string_view) { return true; });
   EXPECT_EQ(rs.code(), Code::kCorruption) << rs.ToString();
   EXPECT_EQ(rs.seq(), 5u);
   VerifyReport report;

@@ -56,16 +56,17 @@ class WalFaultTest : public ::testing::Test {
 
 TEST_F(WalFaultTest, TruncatedTailKeepsEveryBatchBeforeTheCut) {
   const uint64_t cuts[] = {
-      batch_ends[4] - 1,                      // one byte of the last batch
-      (batch_ends[3] + batch_ends[4]) / 2,    // half of the last batch
-      batch_ends[3],                          // exactly after batch 4
-      (batch_ends[1] + batch_ends[2]) / 2,    // into batch 3: 3, 4, 5 go
+      batch_ends[4] - 1,                    // one byte of the last batch
+      (batch_ends[3] + batch_ends[4]) / 2,  // half of the last batch
+      batch_ends[3],                        // exactly after batch 4
+      (batch_ends[1] + batch_ends[2]) / 2,  // into batch 3: 3, 4, 5 go
   };
   for (uint64_t cut : cuts) {
     SCOPED_TRACE("WAL cut to " + std::to_string(cut) + " bytes");
     TempDir copy;
     std::filesystem::copy(dir.path(), copy.path(), std::filesystem::copy_options::recursive);
-    const std::string copied_wal = copy.path() + "/" + std::filesystem::path(wal).filename().string();
+    const std::string copied_wal =
+        copy.path() + "/" + std::filesystem::path(wal).filename().string();
     ASSERT_EQ(::truncate(copied_wal.c_str(), static_cast<off_t>(cut)), 0);
 
     const size_t kept = batches_within(cut);
@@ -90,7 +91,9 @@ TEST_F(WalFaultTest, CorruptWalRecordBeforeTheTailFailsTheOpen) {
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
 }
 
-enum class Fault { kNone, kIoError, kNoSpace };
+// kSyncOnly: writes land in the file, the fsync that should make them
+// durable fails.
+enum class Fault { kNone, kIoError, kNoSpace, kSyncOnly };
 
 // Files whose writes fail while a fault is set: a failing or a full disk.
 class FailingFile : public rocksdb::FSWritableFileOwnerWrapper {
@@ -99,13 +102,13 @@ class FailingFile : public rocksdb::FSWritableFileOwnerWrapper {
       : FSWritableFileOwnerWrapper(std::move(file)), fault_(fault) {}
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& o,
                            rocksdb::IODebugContext* dbg) override {
-    if (*fault_ != Fault::kNone) return injected();
+    if (fails_writes()) return injected();
     return FSWritableFileOwnerWrapper::Append(data, o, dbg);
   }
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& o,
                            const rocksdb::DataVerificationInfo& info,
                            rocksdb::IODebugContext* dbg) override {
-    if (*fault_ != Fault::kNone) return injected();
+    if (fails_writes()) return injected();
     return FSWritableFileOwnerWrapper::Append(data, o, info, dbg);
   }
   rocksdb::IOStatus Sync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* dbg) override {
@@ -118,11 +121,13 @@ class FailingFile : public rocksdb::FSWritableFileOwnerWrapper {
   }
 
  private:
+  bool fails_writes() const { return *fault_ == Fault::kIoError || *fault_ == Fault::kNoSpace; }
   rocksdb::IOStatus injected() const {
     switch (fault_->load()) {
       case Fault::kNoSpace:
         return rocksdb::IOStatus::NoSpace("injected: no space left on device");
       case Fault::kIoError:
+      case Fault::kSyncOnly:
       case Fault::kNone:
         break;
     }
@@ -149,10 +154,40 @@ class FailingFileSystem : public rocksdb::FileSystemWrapper {
 class StoreWriteError : public ::testing::TestWithParam<Fault> {};
 
 INSTANTIATE_TEST_SUITE_P(FailingAndFullDisks, StoreWriteError,
-                         ::testing::Values(Fault::kIoError, Fault::kNoSpace),
-                         [](const auto& info) {
+                         ::testing::Values(Fault::kIoError, Fault::kNoSpace), [](const auto& info) {
                            return info.param == Fault::kNoSpace ? "NoSpace" : "IoError";
                          });
+
+TEST(StoreSyncError, BatchWhoseFsyncFailedIsInTheLogIfItsBytesReachedTheWal) {
+  TempDir dir;
+  auto fs = std::make_shared<FailingFileSystem>();
+  std::unique_ptr<rocksdb::Env> env = rocksdb::NewCompositeEnv(fs);
+  std::unique_ptr<EventStore> store;
+  ASSERT_TRUE(open_rocksdb_store(dir.path(), {}, env.get(), &store).ok());
+  LogBuilder log;
+  ASSERT_TRUE(store->append(log.batch({"job/a"}, 10)).ok());
+
+  fs->fault = Fault::kSyncOnly;
+  AppendBatch unsure = log.batch({"job/unsure"}, 10);
+  EXPECT_EQ(store->append(unsure).code(), Code::kIoError);
+  // The bytes were written, only their fsync failed: the store re-read its
+  // tail and tells the caller the batch is there.
+  EXPECT_EQ(store->last_seq(), 20u);
+  EXPECT_EQ(store->last_hash(), log.hash());
+  std::string bytes;
+  ASSERT_TRUE(store->read_event(20, &bytes).ok());
+  EXPECT_EQ(bytes, unsure.events.back().bytes);
+
+  fs->fault = Fault::kNone;
+  Status s = store->append(log.batch({"job/a"}, 5));
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  store.reset();
+  auto reopened = open_store(dir.path());
+  EXPECT_EQ(reopened->last_seq(), 25u);
+  VerifyReport report;
+  Status v = verify_log(*reopened, &report);
+  EXPECT_TRUE(v.ok()) << v.ToString();
+}
 
 TEST_P(StoreWriteError, FailedWriteIsRefusedThenTheStoreResumes) {
   TempDir dir;

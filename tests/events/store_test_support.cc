@@ -136,9 +136,9 @@ void RawDb::remove(const std::string& fam, std::string_view key) {
 
 std::string RawDb::get(const std::string& fam, std::string_view key) {
   std::string value;
-  check(db_->Get(rocksdb::ReadOptions(), family(fam), rocksdb::Slice(key.data(), key.size()),
-                 &value),
-        "raw get");
+  check(
+      db_->Get(rocksdb::ReadOptions(), family(fam), rocksdb::Slice(key.data(), key.size()), &value),
+      "raw get");
   return value;
 }
 
@@ -177,8 +177,8 @@ std::string newest_wal(const std::string& dir) {
   uint64_t best_number = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const auto name = entry.path().filename().string();
-    if (entry.path().extension() != ".log" || name.find_first_not_of("0123456789.log") !=
-                                                   std::string::npos) {
+    if (entry.path().extension() != ".log" ||
+        name.find_first_not_of("0123456789.log") != std::string::npos) {
       continue;
     }
     const uint64_t number = std::stoull(name);

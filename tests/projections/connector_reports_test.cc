@@ -16,6 +16,7 @@ using testing::event_data;
 using testing::expect_refused;
 using testing::fail_sync;
 using testing::Given;
+using testing::kMsPerS;
 using testing::set_status;
 using testing::start;
 
@@ -83,7 +84,10 @@ TEST(ConnectorCutCodePoints, KeepsShortTextWholeAndNeverSplitsACharacter) {
   EXPECT_EQ(cut_code_points("abc", 3), "abc");
   EXPECT_EQ(cut_code_points("abcd", 3), "abc");
   EXPECT_EQ(cut_code_points("가나다라", 2), "가나");
-  EXPECT_EQ(cut_code_points("a\xF0\x9F\x94\xA5" "b", 2), "a\xF0\x9F\x94\xA5");
+  EXPECT_EQ(cut_code_points("a\xF0\x9F\x94\xA5"
+                            "b",
+                            2),
+            "a\xF0\x9F\x94\xA5");
   EXPECT_EQ(cut_code_points("가", 0), "");
   EXPECT_EQ(cut_code_points("", 5), "");
 }
@@ -171,7 +175,8 @@ TEST(ConnectorFencing, EveryReportAfterAbortIsRecordedIgnoredAndChangesNothing) 
   accept(g, AbortSync{"c1"});
   for (const std::string report : {"progress", "succeeded", "failed"}) {
     Connector before = conn(g);
-    Decision d = report == "progress"    ? g.run(ReportProgress{"c1", "s1", testing::pending({"x"})})
+    g.now_ms += kMsPerS;  // an update would show in updated_at
+    Decision d = report == "progress" ? g.run(ReportProgress{"c1", "s1", testing::pending({"x"})})
                  : report == "succeeded" ? g.run(ReportSucceeded{"c1", "s1", {}})
                                          : g.run(ReportFailed{"c1", "s1", "boom"});
     expect_refused(d, 409, "stale_sync", "Sync s1 is not the current sync (aborted)");
@@ -239,8 +244,7 @@ TEST(ConnectorSeedScenario, ManualSyncAndAbortTable) {
   expect_refused(g.run(StartSync{"c1", "s1"}), 409, "connector_paused", "Connector is paused");
   set_status(g, "active");
   start(g, "s1");
-  expect_refused(g.run(StartSync{"c1", "s2"}), 409, "sync_in_progress",
-                 "Sync already in progress");
+  expect_refused(g.run(StartSync{"c1", "s2"}), 409, "sync_in_progress", "Sync already in progress");
   expect_refused(g.run(Delete{"c1"}), 409, "sync_running",
                  "Cannot delete connector while sync is running");
   accept(g, AbortSync{"c1"});

@@ -53,8 +53,7 @@ TEST(ConnectorView, HasExactlyTheContractKeysWithNullsForUnsetValues) {
   nlohmann::json v = view(conn(g));
   EXPECT_EQ(keys(v), (std::set<std::string>{"id", "name", "status", "sync_status", "last_error",
                                             "last_synced_at", "sync_schedule_s", "sync",
-                                            "documents", "created_at", "updated_at",
-                                            "version"}));
+                                            "documents", "created_at", "updated_at", "version"}));
   EXPECT_EQ(v["id"], "c1");
   EXPECT_EQ(v["status"], "active");
   EXPECT_EQ(v["sync_status"], "idle");
@@ -95,10 +94,12 @@ TEST(ConnectorDocumentsView, ListsSortedByIdWithErrorsOnlyOnFailedAndFilters) {
   for (const auto& d : all) ids.push_back(d["id"]);
   EXPECT_EQ(ids, (std::vector<std::string>{"d1", "d2", "d3", "d4", "d5", "d6"}));
   EXPECT_EQ(all[0], (nlohmann::json{{"id", "d1"}, {"status", "indexed"}}));
-  EXPECT_EQ(all[4], (nlohmann::json{{"id", "d5"}, {"status", "failed"}, {"error", "bad encoding"}}));
+  EXPECT_EQ(all[4],
+            (nlohmann::json{{"id", "d5"}, {"status", "failed"}, {"error", "bad encoding"}}));
   nlohmann::json failed = documents_view(conn(g), DocStatus::kFailed)["documents"];
   ASSERT_EQ(failed.size(), 4u);  // d5, and the three the abort failed
-  EXPECT_EQ(failed[0], (nlohmann::json{{"id", "d2"}, {"status", "failed"}, {"error", "sync aborted"}}));
+  EXPECT_EQ(failed[0],
+            (nlohmann::json{{"id", "d2"}, {"status", "failed"}, {"error", "sync aborted"}}));
   EXPECT_EQ(documents_view(conn(g), DocStatus::kPending)["documents"],
             (nlohmann::json::parse(R"([{"id":"d6","status":"pending"}])")));
 }

@@ -63,8 +63,8 @@ class FaultyStore final : public EventStore {
     return inner_->get_view(key, value);
   }
   Status scan_views(std::string_view prefix, std::string_view after_key,
-                    const std::function<bool(std::string_view key, std::string_view value)>&
-                        visit) const override {
+                    const std::function<bool(std::string_view key, std::string_view value)>& visit)
+      const override {
     return inner_->scan_views(prefix, after_key, visit);
   }
   Status get_snapshot(std::string* value) const override { return inner_->get_snapshot(value); }

@@ -1,4 +1,4 @@
-#include "tools/server_main.h"
+#include "tools/runledgerd.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -1,0 +1,274 @@
+// check_transition(): the dispatch on the event type, and the connector
+// (domain.md section 2) and hold (section 3) rules. The job rules are in
+// transition_check_job.cc.
+#include "projections/transition_check.h"
+
+#include <fmt/format.h>
+
+#include "projections/transition_check_internal.h"
+
+namespace runledger {
+
+namespace transition_check {
+
+Status forbidden(const fb::Event& e, std::string_view why) {
+  std::string stream = e.stream() == nullptr ? std::string() : e.stream()->str();
+  return Status::Corruption(
+      fmt::format("{} on {}: {}", fb::EnumNamePayload(e.payload_type()), stream, why), e.seq());
+}
+
+bool stream_id(const fb::Event& e, std::string_view prefix, std::string_view* id) {
+  std::string_view stream = e.stream() == nullptr ? "" : e.stream()->string_view();
+  if (stream.substr(0, prefix.size()) != prefix || stream.size() == prefix.size()) return false;
+  *id = stream.substr(prefix.size());
+  return true;
+}
+
+namespace {
+
+using connectors::Connector;
+using ConnectorStatus = connectors::Status;
+using connectors::SyncStatus;
+using P = fb::Payload;
+
+constexpr std::string_view kConnectorPrefix = "connector/";
+constexpr std::string_view kHoldPrefix = "hold/";
+
+std::string text(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
+
+// ---- connectors ----
+
+Status need_running_sync(const fb::Event& e, const Connector& c, const std::string& sync_id) {
+  if (!c.running()) return forbidden(e, "no sync is running");
+  if (c.sync_id != sync_id) {
+    return forbidden(e, fmt::format("sync {} is not the running sync {}", sync_id, c.sync_id));
+  }
+  return Status::Ok();
+}
+
+Status need_not_deleting(const fb::Event& e, const Connector& c) {
+  if (c.status == ConnectorStatus::kDeleting) return forbidden(e, "the connector is being deleted");
+  return Status::Ok();
+}
+
+Status check_status_changed(const fb::Event& e, const Connector& c) {
+  const auto* ev = e.payload_as_ConnectorStatusChanged();
+  if (Status s = need_not_deleting(e, c); !s.ok()) return s;
+  const std::string from = text(ev->from()), to = text(ev->to());
+  if (from != connectors::to_string(c.status)) {
+    return forbidden(e, fmt::format("changes status from {}, the connector is {}", from,
+                                    connectors::to_string(c.status)));
+  }
+  // error and deleting are set by the sync and delete events, never by an update.
+  if (to != connectors::to_string(ConnectorStatus::kActive) &&
+      to != connectors::to_string(ConnectorStatus::kPaused)) {
+    return forbidden(e, "status may be changed to active or paused only, not " + to);
+  }
+  if (from == to) return forbidden(e, "status " + to + " does not change");
+  return Status::Ok();
+}
+
+Status check_sync_started(const fb::Event& e, const Connector& c) {
+  if (Status s = need_not_deleting(e, c); !s.ok()) return s;
+  if (c.status == ConnectorStatus::kPaused) return forbidden(e, "the connector is paused");
+  if (c.running()) return forbidden(e, "sync " + c.sync_id + " is already running");
+  return Status::Ok();
+}
+
+Status check_report_ignored(const fb::Event& e, const Connector& c) {
+  const std::string sync_id = text(e.payload_as_SyncReportIgnored()->sync_id());
+  // Only a report from a sync that is not the running one is ignored.
+  if (c.running() && c.sync_id == sync_id) {
+    return forbidden(e, "sync " + sync_id + " is the running sync: its report counts");
+  }
+  return Status::Ok();
+}
+
+Status check_skipped(const fb::Event& e, const Connector& c) {
+  const std::string reason = text(e.payload_as_SyncSkipped()->reason());
+  if (c.sync_schedule_s == 0) return forbidden(e, "the connector has no schedule");
+  bool holds = (reason == "paused" && c.status == ConnectorStatus::kPaused) ||
+               (reason == "deleting" && c.status == ConnectorStatus::kDeleting) ||
+               (reason == "sync_running" && c.running());
+  if (!holds) {
+    return forbidden(
+        e, fmt::format("skip reason {} does not hold: the connector is {} and {}", reason,
+                       connectors::to_string(c.status), connectors::to_string(c.sync_status)));
+  }
+  return Status::Ok();
+}
+
+Status check_deletion_started(const fb::Event& e, const Connector& c) {
+  if (Status s = need_not_deleting(e, c); !s.ok()) return s;
+  if (c.running()) return forbidden(e, "a sync is running");
+  return Status::Ok();
+}
+
+Status check_on_connector(const fb::Event& e, const Connector& c) {
+  switch (e.payload_type()) {
+    case P::ConnectorUpdated:
+      return need_not_deleting(e, c);
+    case P::ConnectorStatusChanged:
+      return check_status_changed(e, c);
+    case P::SyncStarted:
+      return check_sync_started(e, c);
+    case P::SyncProgressed:
+      return need_running_sync(e, c, text(e.payload_as_SyncProgressed()->sync_id()));
+    case P::SyncSucceeded:
+      return need_running_sync(e, c, text(e.payload_as_SyncSucceeded()->sync_id()));
+    case P::SyncFailed:
+      return need_running_sync(e, c, text(e.payload_as_SyncFailed()->sync_id()));
+    case P::SyncAborted:
+      return need_running_sync(e, c, text(e.payload_as_SyncAborted()->sync_id()));
+    case P::SyncLockBroken:
+      return need_running_sync(e, c, text(e.payload_as_SyncLockBroken()->sync_id()));
+    case P::SyncReportIgnored:
+      return check_report_ignored(e, c);
+    case P::SyncSkipped:
+      return check_skipped(e, c);
+    case P::ScheduleGap:
+      if (c.sync_schedule_s == 0) return forbidden(e, "the connector has no schedule");
+      return Status::Ok();
+    case P::ConnectorDeletionStarted:
+      return check_deletion_started(e, c);
+    case P::ConnectorDeleted:
+      if (c.status != ConnectorStatus::kDeleting) {
+        return forbidden(e, "the connector is " + std::string(connectors::to_string(c.status)) +
+                                ", not deleting");
+      }
+      return Status::Ok();
+    case P::ConnectorCreated:  // checked before the connector is looked up
+    case P::NONE:
+    case P::JobEnqueued:
+    case P::JobLeased:
+    case P::LeaseRenewed:
+    case P::LeaseReleased:
+    case P::LeaseExpired:
+    case P::JobStarted:
+    case P::StepStarted:
+    case P::StepSucceeded:
+    case P::StepFailed:
+    case P::CancelRequested:
+    case P::AttemptCancelled:
+    case P::AttemptSucceeded:
+    case P::AttemptFailed:
+    case P::RetryScheduled:
+    case P::RerunRequested:
+    case P::AttemptStale:
+    case P::ExecutionReattached:
+    case P::AttemptResolved:
+    case P::HoldPlaced:
+    case P::HoldReleased:
+      break;
+  }
+  return forbidden(e, "not a connector event");
+}
+
+Status check_connector_event(const State& s, const fb::Event& e) {
+  std::string_view id;
+  if (!stream_id(e, kConnectorPrefix, &id)) {
+    return forbidden(e, "a connector event outside a connector stream");
+  }
+  auto it = s.connectors.by_id.find(std::string(id));
+  const Connector* c = it == s.connectors.by_id.end() ? nullptr : &it->second;
+  if (e.payload_type() == P::ConnectorCreated) {
+    // A deleted connector is gone, so its id may be created again.
+    return c == nullptr ? Status::Ok() : forbidden(e, "the connector already exists");
+  }
+  if (c == nullptr) return forbidden(e, "the connector does not exist");
+  return check_on_connector(e, *c);
+}
+
+// ---- holds ----
+
+Status check_hold_placed(const State& s, const fb::Event& e, const holds::Hold* existing) {
+  const auto* ev = e.payload_as_HoldPlaced();
+  if (existing != nullptr) return forbidden(e, "the hold already exists");
+  const std::string kind = text(ev->kind());
+  if (kind != holds::kExecutionStateUnknown && kind != holds::kResultUnknown) {
+    return forbidden(e, "unknown hold kind " + kind);
+  }
+  if (text(ev->target()).empty()) return forbidden(e, "the hold has no target");
+  const std::string job = text(ev->job());
+  if (job.empty()) return Status::Ok();
+  auto it = s.jobs.by_id.find(job);
+  if (it == s.jobs.by_id.end()) return forbidden(e, "names job " + job + ", which does not exist");
+  if (it->second.target != text(ev->target())) {
+    return forbidden(e, fmt::format("job {} changes target {}, not {}", job, it->second.target,
+                                    text(ev->target())));
+  }
+  return Status::Ok();
+}
+
+Status check_hold_released(const fb::Event& e, const holds::Hold* h) {
+  if (h == nullptr) return forbidden(e, "the hold does not exist");
+  if (h->released) return forbidden(e, "the hold is already released");
+  const std::string outcome = text(e.payload_as_HoldReleased()->outcome());
+  if (!outcome.empty() && outcome != "SUCCEEDED" && outcome != "FAILED") {
+    return forbidden(e, "outcome " + outcome + " is neither SUCCEEDED nor FAILED");
+  }
+  return Status::Ok();
+}
+
+Status check_hold_event(const State& s, const fb::Event& e) {
+  std::string_view id;
+  if (!stream_id(e, kHoldPrefix, &id)) return forbidden(e, "a hold event outside a hold stream");
+  auto it = s.holds.by_id.find(std::string(id));
+  const holds::Hold* h = it == s.holds.by_id.end() ? nullptr : &it->second;
+  if (e.payload_type() == P::HoldPlaced) return check_hold_placed(s, e, h);
+  return check_hold_released(e, h);
+}
+
+}  // namespace
+}  // namespace transition_check
+
+Status check_transition(const State& before, const fb::Event& e) {
+  using transition_check::check_connector_event;
+  using transition_check::check_hold_event;
+  using transition_check::check_job_event;
+  using P = fb::Payload;
+  switch (e.payload_type()) {
+    case P::JobEnqueued:
+    case P::JobLeased:
+    case P::LeaseRenewed:
+    case P::LeaseReleased:
+    case P::LeaseExpired:
+    case P::JobStarted:
+    case P::StepStarted:
+    case P::StepSucceeded:
+    case P::StepFailed:
+    case P::CancelRequested:
+    case P::AttemptCancelled:
+    case P::AttemptSucceeded:
+    case P::AttemptFailed:
+    case P::RetryScheduled:
+    case P::RerunRequested:
+    case P::AttemptStale:
+    case P::ExecutionReattached:
+    case P::AttemptResolved:
+      return check_job_event(before, e);
+    case P::ConnectorCreated:
+    case P::ConnectorUpdated:
+    case P::ConnectorStatusChanged:
+    case P::SyncStarted:
+    case P::SyncProgressed:
+    case P::SyncSucceeded:
+    case P::SyncFailed:
+    case P::SyncAborted:
+    case P::SyncReportIgnored:
+    case P::SyncSkipped:
+    case P::SyncLockBroken:
+    case P::ScheduleGap:
+    case P::ConnectorDeletionStarted:
+    case P::ConnectorDeleted:
+      return check_connector_event(before, e);
+    case P::HoldPlaced:
+    case P::HoldReleased:
+      return check_hold_event(before, e);
+    case P::NONE:
+      break;
+  }
+  return transition_check::forbidden(e, "an event without a payload");
+}
+
+}  // namespace runledger

@@ -1,0 +1,25 @@
+// The per-entity halves of check_transition() (projections/transition_check.h):
+// the job rules (transition_check_job.cc) and the connector and hold rules
+// (transition_check.cc), with the refusal they share. Internal to the checker.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "events/event_generated.h"
+#include "events/status.h"
+#include "projections/state.h"
+
+namespace runledger::transition_check {
+
+// A refusal naming the event, its stream and why: kCorruption at its seq.
+Status forbidden(const fb::Event& e, std::string_view why);
+
+// Sets *id to what follows `prefix` in the event's stream; false when the
+// stream does not start with it.
+bool stream_id(const fb::Event& e, std::string_view prefix, std::string_view* id);
+
+// `e` is a job-stream event (JobEnqueued .. AttemptResolved).
+Status check_job_event(const State& s, const fb::Event& e);
+
+}  // namespace runledger::transition_check

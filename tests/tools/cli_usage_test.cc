@@ -1,0 +1,42 @@
+// The command line itself: every subcommand has --help, bad arguments exit
+// 64, and a data folder that holds no store is said to.
+#include <gtest/gtest.h>
+
+#include "tests/tools/tools_test_support.h"
+
+namespace runledger::testing {
+namespace {
+
+constexpr int kExitUsage = 64;
+constexpr int kExitNoInput = 66;
+
+TEST(CliUsage, EverySubcommandHasHelp) {
+  for (const char* sub : {"replay", "verify", "timeline", "events", "export", "import", "gate"}) {
+    CliResult r = run_cli({sub, "--help"});
+    EXPECT_EQ(r.code, 0) << sub << ": " << r.err;
+    EXPECT_NE(r.out.find(sub), std::string::npos) << r.out;
+  }
+}
+
+TEST(CliUsage, BadArgumentsExit64) {
+  EXPECT_EQ(run_cli({}).code, kExitUsage);
+  EXPECT_EQ(run_cli({"rewind"}).code, kExitUsage);
+  EXPECT_EQ(run_cli({"replay"}).code, kExitUsage) << "--data is required";
+  TempDir dir;
+  CliResult t = run_cli({"replay", "--data", dir.path(), "--until-time", "yesterday"});
+  EXPECT_EQ(t.code, kExitUsage);
+  EXPECT_NE(t.err.find("--until-time must be an RFC 3339 time"), std::string::npos) << t.err;
+  EXPECT_EQ(run_cli({"replay", "--data", dir.path(), "--compare", "--until-seq", "3"}).code,
+            kExitUsage);
+  EXPECT_EQ(run_cli({"timeline", "a/b", "--data", dir.path()}).code, kExitUsage);
+}
+
+TEST(CliUsage, AFolderWithoutAStoreExits66) {
+  TempDir dir;
+  CliResult r = run_cli({"replay", "--data", dir.path()});
+  EXPECT_EQ(r.code, kExitNoInput) << r.err;
+  EXPECT_NE(r.err.find("holds no runledger store"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace runledger::testing

@@ -1,0 +1,169 @@
+// runledger replay: the state rebuilt from the log alone equals the state the
+// engine had (at the end and at earlier points), and --compare finds no
+// difference from what the server serves, or lists the ones there are.
+#include <gtest/gtest.h>
+
+#include "events/event_codec.h"
+#include "events/keys.h"
+#include "tests/tools/tools_test_support.h"
+
+namespace runledger::testing {
+namespace {
+
+using nlohmann::json;
+
+json parse(const CliResult& r) {
+  json j = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(j.is_discarded()) << "not JSON: " << r.out << r.err;
+  return j;
+}
+
+// Stream -> view of a replay's output.
+std::map<std::string, json> by_stream(const json& state) {
+  std::map<std::string, json> out;
+  for (const char* kind : {"jobs", "connectors", "holds"}) {
+    std::string prefix = std::string(kind).substr(0, std::string(kind).size() - 1) + "/";
+    for (const auto& v : state.at(kind)) out[prefix + v.at("id").get<std::string>()] = v;
+  }
+  return out;
+}
+
+// Every entity the engine holds in memory at that point, compared with the
+// replay's view of it; and nothing else in the replay (the points are
+// chosen before anything finishes).
+void expect_replay_equals(const std::string& data, const std::map<std::string, json>& engine) {
+  const uint64_t seq = engine.at("seq").get<uint64_t>();
+  CliResult r = run_cli({"replay", "--data", data, "--until-seq", std::to_string(seq)});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json state = parse(r);
+  EXPECT_EQ(state.at("seq"), seq);
+  auto replayed = by_stream(state);
+  for (const auto& [stream, view] : engine) {
+    if (stream == "seq") continue;
+    ASSERT_TRUE(replayed.count(stream)) << stream << " missing from the replay at seq " << seq;
+    EXPECT_EQ(replayed[stream], view) << stream << " at seq " << seq;
+  }
+  EXPECT_EQ(replayed.size() + 1, engine.size()) << "the replay at seq " << seq << " holds more";
+}
+
+TEST(Replay, UntilSeqEqualsTheEngineStateAtThatPoint) {
+  EngineRig rig;
+  std::vector<std::map<std::string, json>> points;
+  rig.run(enqueue("j1", "t1"));
+  points.push_back(rig.live_views());
+  rig.run(claim("j1", "w1", "token-1"));
+  rig.run(enqueue("j2", "t1"));  // blocked by j1
+  points.push_back(rig.live_views());
+  rig.run(jobs::Start{"j1", "token-1", "exec-1"});
+  rig.run(jobs::StepStart{"j1", "A", "token-1"});
+  rig.run(connectors::Create{"c1", "alpha", 0});
+  rig.run(connectors::StartSync{"c1", "s1"});
+  points.push_back(rig.live_views());
+  rig.run(holds::Place{"h1", "t9", holds::kExecutionStateUnknown, "manual run", ""});
+  rig.run(jobs::StepDone{"j1", "A", "token-1", R"({"rows":1})"});
+  points.push_back(rig.live_views());
+  for (const auto& p : points) expect_replay_equals(rig.data(), p);
+}
+
+TEST(Replay, UntilTimeStopsBeforeTheFirstEventRecordedAfterIt) {
+  EngineRig rig;
+  rig.run(enqueue("j1", "t1"));
+  rig.run(claim("j1", "w1", "token-1"));
+  const uint64_t seq_then = rig.last_seq();
+  const int64_t then_ms = rig.clock().now_ms();
+  rig.run(jobs::Start{"j1", "token-1", "exec-1"});
+  rig.run(enqueue("j2", "t2"));
+  CliResult r = run_cli({"replay", "--data", rig.data(), "--until-time", format_time_ms(then_ms)});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json state = parse(r);
+  EXPECT_EQ(state.at("seq"), seq_then);
+  ASSERT_EQ(state.at("jobs").size(), 1u);
+  EXPECT_EQ(state.at("jobs")[0].at("state"), "LEASED");
+}
+
+TEST(Replay, EntityPrintsItsHttpView) {
+  EngineRig rig;
+  rig.run(enqueue("j1", "t1"));
+  rig.run(claim("j1", "w1", "token-1"));
+  json expected = rig.live_views().at("job/j1");
+  CliResult r = run_cli({"replay", "--data", rig.data(), "--entity", "job/j1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(parse(r), expected);
+}
+
+TEST(Replay, EntityThatNeverExistedExitsOne) {
+  EngineRig rig;
+  rig.run(enqueue("j1", "t1"));
+  CliResult r = run_cli({"replay", "--data", rig.data(), "--entity", "hold/nope"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("hold/nope did not exist at seq 1"), std::string::npos) << r.err;
+}
+
+TEST(Replay, KeepsFinishedEntitiesOfTheWholeHistory) {
+  EngineRig rig;
+  run_mixed_workload(rig);
+  rig.close();
+  CliResult r = run_cli({"replay", "--data", rig.data()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto replayed = by_stream(parse(r));
+  EXPECT_EQ(replayed.at("job/j3").at("state"), "CANCELLED");
+  EXPECT_EQ(replayed.at("job/j4").at("state"), "FAILED");
+  EXPECT_EQ(replayed.at("job/j1").at("attempt"), 2);  // rerun
+  EXPECT_EQ(replayed.at("job/j6").at("blocked_by"), json({{"job", "j5"}}));
+  EXPECT_EQ(replayed.at("job/j7").at("blocked_by"), json({{"hold", "h-op2"}}));
+  EXPECT_EQ(replayed.at("hold/h-op1").at("released"), true);
+  EXPECT_EQ(replayed.count("connector/c3"), 0u) << "a deleted connector is gone";
+  EXPECT_EQ(replayed.at("connector/c2").at("status"), "paused");
+}
+
+TEST(ReplayCompare, CleanAfterAMixedWorkloadWhileTheEngineRuns) {
+  // Snapshots every 10 events: the server's side is a snapshot plus a tail.
+  EngineRig rig(/*snapshot_every_events=*/10);
+  run_mixed_workload(rig);
+  CliResult r = run_cli({"replay", "--data", rig.data(), "--compare"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("no difference at seq " + std::to_string(rig.last_seq())), std::string::npos)
+      << r.out;
+}
+
+TEST(ReplayCompare, CleanAfterTheEngineShutDown) {
+  EngineRig rig;
+  run_mixed_workload(rig);
+  rig.close();  // the final snapshot covers the whole log: no tail
+  CliResult r = run_cli({"replay", "--data", rig.data(), "--compare"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
+TEST(ReplayCompare, ListsEveryDifferenceOfAnAlteredStoredView) {
+  EngineRig rig;
+  run_mixed_workload(rig);
+  rig.close();
+  {
+    RawDb db(rig.data());
+    json view = json::parse(db.get(keys::kViewsFamily, "job/j3"));
+    ASSERT_EQ(view.at("state"), "CANCELLED");
+    view["state"] = "SUCCEEDED";
+    view["priority"] = 7;
+    db.put(keys::kViewsFamily, "job/j3", view.dump());
+  }
+  CliResult r = run_cli({"replay", "--data", rig.data(), "--compare"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find(R"(job/j3 state: replay "CANCELLED", server "SUCCEEDED")"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("job/j3 priority: replay 0, server 7"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 differences"), std::string::npos) << r.out;
+}
+
+TEST(ReplayCompare, AStoredViewOfAnEntityTheLogNeverHadIsReported) {
+  EngineRig rig;
+  run_mixed_workload(rig);
+  rig.close();
+  RawDb(rig.data()).put(keys::kViewsFamily, "hold/ghost", R"({"id":"ghost"})");
+  CliResult r = run_cli({"replay", "--data", rig.data(), "--compare"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("hold/ghost: only in the server's state"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace runledger::testing

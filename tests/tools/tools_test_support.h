@@ -1,0 +1,142 @@
+// Scaffolding for the CLI tests: run `runledger` as a real subprocess and
+// capture what it prints, build logs with the in-process engine on a real
+// RocksDB store, damage a stored log under the store's feet, and run a real
+// `runledgerd` on a free loopback port.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rocksdb/db.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/clock.h"
+#include "engine/command.h"
+#include "engine/engine.h"
+#include "tests/support/test_support.h"
+
+namespace runledger::testing {
+
+struct CliResult {
+  int code = -1;  // exit code; -1 when it did not exit normally
+  std::string out;
+  std::string err;
+};
+
+// Runs the built `runledger` with `args`, stdin from /dev/null, with no
+// RUNLEDGER_* variable from the caller's environment (plus `env`, "K=V").
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+
+// The lines of a text.
+std::vector<std::string> lines_of(const std::string& text);
+
+// An engine on a real RocksDB store in its own temp folder, on a manual
+// clock, without timers: time moves only when the test says so.
+class EngineRig {
+ public:
+  // Every command moves the clock on by this much first, so events of
+  // different commands have different times.
+  static constexpr int64_t kStepMs = 1000;
+
+  explicit EngineRig(uint64_t snapshot_every_events = 200'000);
+  ~EngineRig();
+  EngineRig(const EngineRig&) = delete;
+  EngineRig& operator=(const EngineRig&) = delete;
+
+  const std::string& data() const { return dir_.path(); }
+  ManualClock& clock() { return clock_; }
+  Engine& engine() { return *engine_; }
+
+  // Runs a command as `actor`. The reply's status is the decider's: 200 for
+  // an accepted command, the rejection's status otherwise; the body is the
+  // error JSON or the decision's body.
+  Reply run(Command c, const std::string& actor = "tester");
+  // ExpireLeases and RunSchedule at the current time, as the timer would.
+  void tick();
+  // The engine's state seen through views: stream -> HTTP view, plus "seq".
+  std::map<std::string, nlohmann::json> live_views();
+  uint64_t last_seq();
+  // Id of the first open hold that names `job`, empty when none.
+  std::string open_hold_of(const std::string& job);
+  // Shuts the engine down (it writes its final snapshot) and closes the store.
+  void close();
+
+ private:
+  TempDir dir_;
+  ManualClock clock_;
+  std::shared_ptr<EventStore> store_;
+  std::unique_ptr<Engine> engine_;
+};
+
+// An enqueue with a two-step plan (A, B) and a kind of its own, so a claim
+// for that kind picks exactly this job.
+jobs::Enqueue enqueue(const std::string& id, const std::string& target, int max_attempts = 3);
+jobs::Claim claim(const std::string& job_kind, const std::string& worker, const std::string& token,
+                  int64_t lease_s = 30);
+
+// The mixed workload of the replay, compare and export tests: connectors
+// synced, failed, paused, aborted and deleted; jobs succeeded, retried,
+// cancelled, gone STALE and resolved through their hold, leased, blocked by a
+// job and by a hold, and rerun; operator holds placed and released. Checks
+// every command was accepted as planned.
+void run_mixed_workload(EngineRig& rig);
+
+// The RocksDB database of a data folder opened directly, with no store on
+// top: what a disk fault or a careless hand could do. Only while no store
+// has the folder open for writing.
+class RawDb {
+ public:
+  explicit RawDb(const std::string& dir);
+  ~RawDb();
+  RawDb(const RawDb&) = delete;
+  RawDb& operator=(const RawDb&) = delete;
+
+  std::string get(const std::string& family, std::string_view key);
+  void put(const std::string& family, std::string_view key, std::string_view value);
+  void remove(const std::string& family, std::string_view key);
+  // The log column family by seq.
+  std::string event(uint64_t seq);
+  void put_event(uint64_t seq, std::string_view bytes);
+  void remove_event(uint64_t seq);
+
+ private:
+  rocksdb::ColumnFamilyHandle* family(const std::string& name);
+  rocksdb::DB* db_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+};
+
+// `bytes` (an encoded event) encoded again with another prev_hash.
+std::string with_prev_hash(std::string_view bytes, const Hash& prev_hash);
+// `bytes` encoded again with a payload type no build knows.
+std::string with_unknown_payload_type(std::string_view bytes);
+
+// A runledgerd subprocess serving `data` on a free loopback port; stopped
+// (SIGTERM, then waited for) by stop() or the destructor.
+class ServerProcess {
+ public:
+  explicit ServerProcess(const std::string& data);
+  ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  // Waits until GET /v1/health answers; false if it never does.
+  bool wait_ready();
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  // What the server wrote on stderr so far (for failure messages).
+  std::string log() const;
+  void stop();
+
+ private:
+  TempDir logs_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+}  // namespace runledger::testing

@@ -1,0 +1,20 @@
+// The subcommands of `runledger`, one file each (tools/cli_<name>.cc). Each
+// add_<name>() registers its options on the root app and returns what runs
+// it; cli_main() runs the one the arguments chose.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "tools/cli_common.h"
+
+namespace runledger::cli {
+
+Subcommand add_replay(CLI::App& root);
+Subcommand add_verify(CLI::App& root);
+Subcommand add_timeline(CLI::App& root);
+Subcommand add_events(CLI::App& root);
+Subcommand add_export(CLI::App& root);
+Subcommand add_import(CLI::App& root);
+Subcommand add_gate(CLI::App& root);
+
+}  // namespace runledger::cli

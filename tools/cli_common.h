@@ -1,0 +1,91 @@
+// What every `runledger` subcommand shares: exit codes, opening a data folder
+// for reading while a server may be writing it, the progress line, and the
+// parsing of entity and time arguments.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "events/event_store.h"
+#include "events/status.h"
+
+namespace runledger::cli {
+
+// Exit codes: 0 and 1 are answers, the rest follow sysexits.h. Stable: scripts
+// test them. 76 is the gate's "no" (domain.md section 3).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;      // damage found, differences found, no such entity
+inline constexpr int kExitUsage = 64;        // bad arguments
+inline constexpr int kExitDataErr = 65;      // an input file that is not what it must be
+inline constexpr int kExitNoInput = 66;      // the data folder holds no store
+inline constexpr int kExitUnavailable = 69;  // the server cannot be reached
+inline constexpr int kExitSoftware = 70;     // any other error
+inline constexpr int kExitCantCreate = 73;   // import target not empty
+inline constexpr int kExitIoErr = 74;
+inline constexpr int kExitGateClosed = 76;
+
+// A subcommand: its CLI11 app, and what runs it once the arguments parsed.
+struct Subcommand {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+// Prints "runledger <what>: <status>" on stderr and returns the exit code
+// that fits the status.
+int fail(std::string_view what, const Status& s);
+// Prints "runledger: <message>" on stderr and returns `code`.
+int fail(std::string_view message, int code);
+
+// A data folder opened for reading as a RocksDB secondary instance, so it
+// works beside a running runledgerd and never writes to the folder. The
+// secondary's scratch folder lives under /tmp and goes with the object.
+class ReadStore {
+ public:
+  static Status open(const std::string& dir, std::unique_ptr<ReadStore>* out);
+  ~ReadStore();
+  ReadStore(const ReadStore&) = delete;
+  ReadStore& operator=(const ReadStore&) = delete;
+  EventStore& store() { return *store_; }
+
+ private:
+  ReadStore() = default;
+  std::string scratch_;
+  std::unique_ptr<EventStore> store_;
+};
+
+// A progress line on stderr, redrawn in place, only when stderr is a
+// terminal (quiet when piped). Cheap to call per event.
+class Progress {
+ public:
+  // `total` 0: unknown.
+  Progress(std::string label, uint64_t total);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  void update(uint64_t done);
+
+ private:
+  void draw(uint64_t done);
+  const std::string label_;
+  const uint64_t total_;
+  const bool on_terminal_;
+  bool drawn_ = false;
+  uint64_t calls_ = 0;
+  std::chrono::steady_clock::time_point next_draw_;
+};
+
+// "job/ID", "connector/ID", "hold/ID", or a bare job id -> the stream name.
+// false when the argument names no entity.
+bool entity_stream(std::string_view arg, std::string* stream);
+
+// Parses an RFC 3339 time argument; false (and a message on stderr naming
+// the option) when malformed.
+bool parse_time_arg(std::string_view option, const std::string& value, int64_t* ms);
+
+}  // namespace runledger::cli

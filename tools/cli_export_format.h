@@ -1,0 +1,23 @@
+// The export file of `runledger export` / `import`: JSON Lines.
+//
+//   line 1   {"format": "runledger-export", "version": 1,
+//             "log_format": "runledger-log-1", "events": N, "last_hash": "<64 hex>"}
+//   line 2.. the event JSON of the API (`event_json`) with one more field,
+//            "bytes": the event exactly as stored, base64 (RFC 4648).
+//
+// The JSON is for people and tools; the bytes are what import appends, so
+// the imported log has the same bytes and therefore the same hash chain. An
+// import checks that each line's bytes decode to its JSON, that the chain
+// holds, and that the count and the last hash are the header's.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace runledger::cli {
+
+inline constexpr std::string_view kExportFormat = "runledger-export";
+inline constexpr int kExportVersion = 1;
+inline constexpr std::string_view kExportBytesField = "bytes";
+
+}  // namespace runledger::cli

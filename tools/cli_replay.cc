@@ -1,0 +1,129 @@
+// runledger replay: rebuilds every projection from the log alone (no
+// snapshot, finished entities kept) and prints the state, one entity, or
+// (--compare) every difference from the state the server serves.
+#include <cstdio>
+#include <memory>
+
+#include "tools/cli_commands.h"
+#include "tools/cli_compare.h"
+#include "tools/cli_state.h"
+
+namespace runledger::cli {
+
+namespace {
+
+struct ReplayOptions {
+  std::string data;
+  uint64_t until_seq = 0;
+  std::string until_time;
+  std::string entity;
+  bool compare = false;
+  bool pretty = false;
+};
+
+void print_json(const nlohmann::json& j, bool pretty) {
+  std::string text = pretty ? j.dump(2) : j.dump();
+  std::printf("%s\n", text.c_str());
+}
+
+// The state with its lists in the order of the contract's example.
+void print_state(const State& s, bool pretty) {
+  nlohmann::ordered_json out;
+  nlohmann::json all = state_json(s);
+  for (const char* key : {"seq", "jobs", "connectors", "holds"}) {
+    out[key] = nlohmann::ordered_json::parse(all.at(key).dump());
+  }
+  std::string text = pretty ? out.dump(2) : out.dump();
+  std::printf("%s\n", text.c_str());
+}
+
+int compare(const EventStore& store, const State& replayed, const std::string& stream) {
+  ViewMap replay = views_of(replayed);
+  ViewMap server;
+  uint64_t server_seq = 0;
+  if (Status s = server_views(store, &server, &server_seq); !s.ok()) {
+    std::printf("the server's state does not load: %s\n", s.ToString().c_str());
+    return kExitFindings;
+  }
+  if (!stream.empty()) {
+    std::erase_if(replay, [&](const auto& kv) { return kv.first != stream; });
+    std::erase_if(server, [&](const auto& kv) { return kv.first != stream; });
+  }
+  std::vector<std::string> found = differences(replay, server);
+  if (server_seq != replayed.last_seq) {
+    found.insert(found.begin(), "seq: replay " + std::to_string(replayed.last_seq) + ", server " +
+                                    std::to_string(server_seq));
+  }
+  for (const auto& line : found) std::printf("%s\n", line.c_str());
+  if (!found.empty()) {
+    std::printf("%zu differences at seq %llu\n", found.size(),
+                static_cast<unsigned long long>(replayed.last_seq));
+    return kExitFindings;
+  }
+  std::printf("no difference at seq %llu: %zu entities compared\n",
+              static_cast<unsigned long long>(replayed.last_seq), replay.size());
+  return kExitOk;
+}
+
+int run(const ReplayOptions& o) {
+  if (o.compare && (o.until_seq != 0 || !o.until_time.empty())) {
+    return fail("--compare checks the whole log: it takes no --until-seq or --until-time",
+                kExitUsage);
+  }
+  FoldLimits limits;
+  limits.until_seq = o.until_seq;
+  if (!o.until_time.empty()) {
+    int64_t ms = 0;
+    if (!parse_time_arg("--until-time", o.until_time, &ms)) return kExitUsage;
+    limits.until_ms = ms;
+  }
+  std::string stream;
+  if (!o.entity.empty() && !entity_stream(o.entity, &stream)) {
+    return fail("--entity must be job/ID, connector/ID or hold/ID, got '" + o.entity + "'",
+                kExitUsage);
+  }
+  std::unique_ptr<ReadStore> rs;
+  if (Status s = ReadStore::open(o.data, &rs); !s.ok()) return fail("replay", s);
+  State state;
+  {
+    Progress progress("replay", rs->store().last_seq());
+    if (Status s = fold_log(rs->store(), limits, &state, &progress); !s.ok()) {
+      return fail("replay", s);
+    }
+  }
+  if (o.compare) return compare(rs->store(), state, stream);
+  if (stream.empty()) {
+    print_state(state, o.pretty);
+    return kExitOk;
+  }
+  auto view = view_of(state, stream);
+  if (!view) {
+    return fail(stream + " did not exist at seq " + std::to_string(state.last_seq), kExitFindings);
+  }
+  print_json(*view, o.pretty);
+  return kExitOk;
+}
+
+}  // namespace
+
+Subcommand add_replay(CLI::App& root) {
+  auto o = std::make_shared<ReplayOptions>();
+  CLI::App* app = root.add_subcommand(
+      "replay",
+      "Rebuild every projection from the log alone and print the state as JSON: "
+      "{\"seq\", \"jobs\", \"connectors\", \"holds\"} of HTTP views, or one entity. With "
+      "--compare, print every difference from the state the server serves (its snapshot plus "
+      "tail, and the stored views of finished entities); exit 1 when there is any.");
+  app->add_option("--data", o->data, "data folder")->required()->envname("RUNLEDGER_DATA");
+  auto* seq = app->add_option("--until-seq", o->until_seq, "stop after this seq")
+                  ->check(CLI::PositiveNumber);
+  app->add_option("--until-time", o->until_time,
+                  "stop before the first event recorded after this RFC 3339 time")
+      ->excludes(seq);
+  app->add_option("--entity", o->entity, "print only job/ID, connector/ID or hold/ID");
+  app->add_flag("--compare", o->compare, "compare with the server's state, list differences");
+  app->add_flag("--pretty", o->pretty, "indent the JSON");
+  return {app, [o] { return run(*o); }};
+}
+
+}  // namespace runledger::cli
