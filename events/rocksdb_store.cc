@@ -118,10 +118,6 @@ bool mentions_lock(const rocksdb::Status& s) {
   return s.IsIOError() && text.find("lock") != std::string::npos;
 }
 
-}  // namespace
-
-namespace {
-
 StoreOptions normalized(StoreOptions options) {
   if (options.secondary) options.read_only = true;
   return options;
@@ -184,7 +180,7 @@ void RocksDbStore::close_db() {
 }
 
 Status RocksDbStore::closed() const {
-  return Status::Unavailable("the store of " + dir_ + " is closed after a write error");
+  return Status::Unavailable("the store of " + dir_ + " has not recovered from a write error");
 }
 
 Status RocksDbStore::check_format() {

@@ -13,6 +13,7 @@
 
 #include <httplib.h>
 
+#include "http/auth.h"
 #include "http/handler_support.h"
 #include "http/live_stream.h"
 #include "http/router.h"
@@ -102,6 +103,7 @@ struct Server::Impl {
   httplib::Server http;
   Router router;
   LiveStreams live;
+  Auth auth;
 
   Impl(Engine& e, ServerOptions o) : engine(e), options(std::move(o)), live(e, options.live_streams_max) {
     add_job_routes(router, engine, options.api);
@@ -169,7 +171,18 @@ void Server::Impl::configure() {
 }
 
 std::optional<Reply> Server::Impl::read_headers(const httplib::Request& req, ApiRequest& a) {
-  if (req.has_header("X-Runledger-Actor")) {
+  if (auth.enabled() && a.path != "/v1/health") {
+    auto who = auth.authenticate(req.get_header_value("Authorization"));
+    if (!who) {
+      return Reply::error(401, "unauthorized",
+                          "a valid bearer token is required (Authorization: Bearer <token>)");
+    }
+    if (!allowed(who->role, a.method, a.path)) {
+      return Reply::error(403, "forbidden",
+                          "token '" + who->name + "' may not " + a.method + " " + a.path);
+    }
+    a.actor = who->name;  // the token's name is the actor, whatever headers say
+  } else if (req.has_header("X-Runledger-Actor")) {
     std::string actor = req.get_header_value("X-Runledger-Actor");
     if (actor.empty() || actor.size() > kActorBytesMax || !printable(actor)) {
       return Reply::error(422, "invalid_field",
@@ -265,6 +278,10 @@ Server::~Server() { stop(); }
 
 Status Server::bind() {
   const auto& o = impl_->options;
+  if (!o.auth_tokens_path.empty()) {
+    Status st = impl_->auth.load(o.auth_tokens_path);
+    if (!st.ok()) return st;
+  }
   if (o.port == 0) {
     port_ = impl_->http.bind_to_any_port(o.host);
     if (port_ <= 0) return Status::IoError("cannot listen on " + o.host + ": " + strerror(errno));

@@ -33,6 +33,7 @@ struct ServerOptions {
   int keep_alive_timeout_s = 5;
   size_t keep_alive_requests_max = 100000;
   size_t live_streams_max = 16;       // concurrent /v1/events/live readers
+  std::string auth_tokens_path;       // empty: no authentication (loopback only)
   ApiOptions api;
 };
 

@@ -113,12 +113,7 @@ int server_main(int argc, char** argv) {
     std::fprintf(stderr, "--listen must be HOST:PORT, got '%s'\n", f.listen.c_str());
     return 2;
   }
-  if (!f.auth_tokens.empty()) {
-    std::fprintf(stderr, "--auth-tokens: bearer-token authentication is not available in this "
-                         "build; listen on loopback without it\n");
-    return 2;
-  }
-  if (!is_loopback(host)) {
+  if (!is_loopback(host) && f.auth_tokens.empty()) {
     std::fprintf(stderr, "refusing to listen on %s without --auth-tokens: only loopback "
                          "addresses may run without authentication\n", host.c_str());
     return 2;
@@ -170,6 +165,7 @@ int server_main(int argc, char** argv) {
   ho.threads = f.http_threads;
   ho.body_limit_bytes = f.body_limit_bytes;
   ho.api.lease_max_s = f.lease_max_s;
+  ho.auth_tokens_path = f.auth_tokens;
   http::Server server(*engine, ho);
   st = server.bind();
   if (!st.ok()) {

@@ -108,8 +108,14 @@ Helper spawn_helper(const std::string& mode, int batches, const std::string& dir
   if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
-  env_strings.push_back(std::string(kHelperEnv) + "=" + mode + " " + std::to_string(fds[1]) + " " +
-                        std::to_string(batches) + " " + dir);
+  std::string spec = kHelperEnv;
+  spec += '=';
+  for (const std::string& part : {mode, std::to_string(fds[1]), std::to_string(batches)}) {
+    spec += part;
+    spec += ' ';
+  }
+  spec += dir;
+  env_strings.push_back(std::move(spec));
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

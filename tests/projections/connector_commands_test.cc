@@ -131,7 +131,9 @@ TEST(ConnectorUpdate, StatusErrorOrDeletingIsInvalidInputEvenFromDeleting) {
     EXPECT_TRUE(d.events.empty());
   }
   begin_deletion(g);
-  EXPECT_EQ(g.run(status_update("error")).rejection->status, 422);
+  Decision from_deleting = g.run(status_update("error"));
+  ASSERT_TRUE(from_deleting.rejection);
+  EXPECT_EQ(from_deleting.rejection->status, 422);
   EXPECT_EQ(conn(g).status, Status::kDeleting);
 }
 
@@ -200,7 +202,7 @@ TEST(ConnectorStartSync, PausedAndRunningAnswersConnectorIsPaused) {
   set_status(g, "paused");
   Connector before = conn(g);
   Decision d = g.run(StartSync{"c1", "s2"});
-  expect_refused(d, 409, "connector_paused", "Connector is paused");
+  ASSERT_NO_FATAL_FAILURE(expect_refused(d, 409, "connector_paused", "Connector is paused"));
   EXPECT_EQ(d.rejection->extra["status"], "paused");
   EXPECT_EQ(d.rejection->extra["sync_status"], "running");
   EXPECT_EQ(conn(g), before);
@@ -218,7 +220,7 @@ TEST(ConnectorStartSync, RunningAnswersSyncAlreadyInProgress) {
   create(g);
   start(g, "s1");
   Decision d = g.run(StartSync{"c1", "s2"});
-  expect_refused(d, 409, "sync_in_progress", "Sync already in progress");
+  ASSERT_NO_FATAL_FAILURE(expect_refused(d, 409, "sync_in_progress", "Sync already in progress"));
   EXPECT_EQ(d.rejection->extra["allowed"], (nlohmann::json{"update", "abort"}));
   EXPECT_EQ(conn(g).sync_id, "s1");
 }

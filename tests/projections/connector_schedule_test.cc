@@ -55,6 +55,17 @@ TEST(ConnectorSchedule, FirstSlotIsOneIntervalAfterTheScheduleWasSet) {
   EXPECT_TRUE(view(conn(g))["sync_schedule_s"].is_null());
 }
 
+TEST(ConnectorSchedule, SettingTheSameIntervalAgainDoesNotMoveTheSlot) {
+  Given g;
+  int64_t slot = scheduled(g);
+  g.now_ms += 30 * kMsPerS;
+  Update u;
+  u.id = "c1";
+  u.sync_schedule_s = kIntervalS;
+  EXPECT_TRUE(accept(g, u).events.empty());
+  EXPECT_EQ(conn(g).next_slot_ms, slot);
+}
+
 TEST(ConnectorSchedule, NextDueIsTheEarliestSlotOfAllConnectors) {
   Given g;
   create(g, "late", 600);

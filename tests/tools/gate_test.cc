@@ -52,6 +52,24 @@ TEST(Gate, AnswersFromARunningServer) {
   EXPECT_NE(gone.err.find("cannot reach the server"), std::string::npos) << gone.err;
 }
 
+TEST(Gate, ATargetHoldingASlashIsAskedForAsOneSegment) {
+  TempDir data;
+  ServerProcess server(data.path());
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  httplib::Client client("127.0.0.1", server.port());
+  auto placed = client.Post(
+      "/v1/holds",
+      R"({"target": "db/orders", "kind": "EXECUTION_STATE_UNKNOWN", "reason": "manual run"})",
+      "application/json");
+  ASSERT_TRUE(placed) << "the server did not answer";
+  ASSERT_EQ(placed->status, 201) << placed->body;
+  CliResult held = run_cli({"gate", "db/orders", "--server", server.url()});
+  EXPECT_EQ(held.code, kExitGateClosed) << held.out << held.err;
+  EXPECT_NE(held.out.find("blocks target db/orders"), std::string::npos) << held.out;
+  CliResult other = run_cli({"gate", "db/customers", "--server", server.url()});
+  EXPECT_EQ(other.code, kExitMayStart) << other.out << other.err;
+}
+
 TEST(Gate, AnActiveAttemptClosesTheGateOfItsTarget) {
   EngineRig rig;
   rig.run(enqueue("j1", "t1"));

@@ -1,0 +1,157 @@
+// Finished entities leave memory (DESIGN "Projections"): a finished job or a
+// released hold is dropped from the State, its view is kept in the store's
+// `views` column family for reads, and a later command that names it loads
+// it back from its stream (hydration), e.g. a rerun.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "engine/state_loader.h"
+#include "tests/engine/engine_harness.h"
+#include "tests/engine/state_digest.h"
+
+namespace runledger::testing {
+namespace {
+
+bool job_in_memory(Engine& e, const std::string& id) {
+  return inspect(e, [&](const State& s) { return s.jobs.by_id.count(id) == 1; });
+}
+
+bool hold_in_memory(Engine& e, const std::string& id) {
+  return inspect(e, [&](const State& s) { return s.holds.by_id.count(id) == 1; });
+}
+
+nlohmann::json stored_view(EventStore& store, const std::string& stream) {
+  std::string v;
+  Status st = store.get_view(stream, &v);
+  return st.ok() ? nlohmann::json::parse(v) : nlohmann::json();
+}
+
+nlohmann::json replayed_digest(const EventStore& store) {
+  State s;
+  LoadReport report;
+  LoadOptions lo;
+  lo.use_snapshot = false;
+  EXPECT_TRUE(load_state(store, lo, &s, &report).ok());
+  return state_digest(s);
+}
+
+class Hydration : public ::testing::Test {
+ protected:
+  // Runs job `id` to SUCCEEDED.
+  void finish(const std::string& id) {
+    ASSERT_EQ(run_w1_job(h.engine(), id, "kind-" + id, "t-" + id, {}), "");
+  }
+  EngineHarness h;
+};
+
+TEST_F(Hydration, AFinishedJobLeavesMemoryAndIsReadFromTheViewsFamily) {
+  // Given a job run to success
+  finish("j");
+  // Then it is no longer in memory
+  EXPECT_FALSE(job_in_memory(h.engine(), "j"));
+  // and the store keeps its view, as of its last event
+  auto view = stored_view(h.store(), "job/j");
+  ASSERT_FALSE(view.is_null());
+  EXPECT_EQ(view["state"], "SUCCEEDED");
+  EXPECT_EQ(view["attempt"], 1);
+  uint32_t version = 0;
+  ASSERT_TRUE(h.store().stream_version("job/j", &version).ok());
+  EXPECT_EQ(view["version"], version);
+  EXPECT_EQ(view["steps"].size(), 4u);
+}
+
+TEST_F(Hydration, ARerunOfAFinishedJobLoadsItFromItsStreamAndRunsIt) {
+  // Given a finished job that left memory
+  finish("j");
+  ASSERT_FALSE(job_in_memory(h.engine(), "j"));
+  // When an operator reruns it
+  Reply r = run(h.engine(), jobs::Rerun{"j", "late data"});
+  // Then the rerun is accepted: attempt 2 is queued, reusing FETCH
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto live = inspect(h.engine(), [](const State& s) {
+    auto it = s.jobs.by_id.find("j");
+    return it == s.jobs.by_id.end() ? nlohmann::json() : jobs::view(s, it->second);
+  });
+  ASSERT_FALSE(live.is_null());
+  EXPECT_EQ(live["state"], "QUEUED");
+  EXPECT_EQ(live["attempt"], 2);
+  EXPECT_EQ(live["steps"][0]["state"], "REUSED");
+  // and the stored view is gone: memory answers for a live job
+  EXPECT_TRUE(stored_view(h.store(), "job/j").is_null());
+  // and attempt 2 runs to success and is stored again
+  std::string token = lease_token("rerun");
+  ASSERT_EQ(run(h.engine(), jobs::Claim{"w", {}, 60, token}).status, 200);
+  ASSERT_EQ(run(h.engine(), jobs::Start{"j", token, ""}).status, 200);
+  for (const char* step : {"VALIDATE", "LOAD", "AGGREGATE"}) {
+    ASSERT_EQ(run(h.engine(), jobs::StepStart{"j", step, token}).status, 200) << step;
+    ASSERT_EQ(run(h.engine(), jobs::StepDone{"j", step, token, ""}).status, 200) << step;
+  }
+  auto view = stored_view(h.store(), "job/j");
+  EXPECT_EQ(view["state"], "SUCCEEDED");
+  EXPECT_EQ(view["attempt"], 2);
+  EXPECT_FALSE(job_in_memory(h.engine(), "j"));
+  EXPECT_EQ(inspect(h.engine(), [](const State& s) { return state_digest(s); }),
+            replayed_digest(h.store()));
+}
+
+TEST_F(Hydration, ARefusedCommandOnAFinishedJobLeavesItOutOfMemory) {
+  // Given a finished job that left memory
+  finish("j");
+  // When a command names it and is refused (a finished job cannot be cancelled)
+  Reply r = run(h.engine(), jobs::Cancel{"j", "too late"});
+  EXPECT_EQ(r.status, 409);
+  // Then memory still holds only live work, as a replay of the log would
+  EXPECT_FALSE(job_in_memory(h.engine(), "j"));
+  auto live = inspect(h.engine(), [](const State& s) { return state_digest(s); });
+  auto replayed = replayed_digest(h.store());
+  EXPECT_EQ(live, replayed) << describe_difference(replayed, live);
+}
+
+TEST_F(Hydration, AReleasedHoldLeavesMemoryAndIsReadFromTheViewsFamily) {
+  // Given an operator's hold, released with evidence
+  ASSERT_EQ(run(h.engine(), holds::Place{"h1", "t", holds::kExecutionStateUnknown,
+                                         "a script may still write", ""})
+                .status,
+            200);
+  ASSERT_TRUE(hold_in_memory(h.engine(), "h1"));
+  ASSERT_EQ(
+      run(h.engine(), holds::ReleaseHold{"h1", "the script exited", true, std::nullopt}).status,
+      200);
+  // Then it left memory and its view is stored, released
+  EXPECT_FALSE(hold_in_memory(h.engine(), "h1"));
+  auto view = stored_view(h.store(), "hold/h1");
+  ASSERT_FALSE(view.is_null());
+  EXPECT_EQ(view["id"], "h1");
+  EXPECT_EQ(view.value("released", false), true) << view.dump();
+  // and a second release of it is refused as already released, not unknown
+  Reply again = run(h.engine(), holds::ReleaseHold{"h1", "again", true, std::nullopt});
+  EXPECT_EQ(again.status, 409) << again.body;
+  // and placing a hold with its id is a duplicate
+  Reply dup =
+      run(h.engine(), holds::Place{"h1", "t", holds::kResultUnknown, "reuse of the id", ""});
+  EXPECT_EQ(dup.status, 409) << dup.body;
+  EXPECT_EQ(body_json(dup).value("code", ""), "duplicate_id");
+}
+
+TEST_F(Hydration, AHoldOnAFinishedJobIsPlacedAgainstItsLatestAttempt) {
+  // Given a finished job that left memory
+  finish("j");
+  // When an operator places a RESULT_UNKNOWN hold naming it
+  Reply r =
+      run(h.engine(), holds::Place{"h-j", "t-j", holds::kResultUnknown, "output looks short", "j"});
+  // Then the job was loaded to check it, and the hold records attempt 1
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto hold = inspect(h.engine(), [](const State& s) {
+    auto it = s.holds.by_id.find("h-j");
+    return it == s.holds.by_id.end() ? nlohmann::json() : holds::view(it->second);
+  });
+  EXPECT_EQ(hold["attempt"], 1) << hold.dump();
+  // and memory still equals a replay of the log
+  auto live = inspect(h.engine(), [](const State& s) { return state_digest(s); });
+  auto replayed = replayed_digest(h.store());
+  EXPECT_EQ(live, replayed) << describe_difference(replayed, live);
+}
+
+}  // namespace
+}  // namespace runledger::testing

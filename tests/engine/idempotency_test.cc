@@ -1,0 +1,169 @@
+// Idempotency keys (http-api.md "Idempotency", domain.md invariant 7): the
+// same key with the same request repeats the first reply and acts once; with
+// another request it is a 409; a 4xx first reply is kept, a 5xx is not; keys
+// outlive a restart.
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/engine/engine_harness.h"
+
+namespace runledger::testing {
+namespace {
+
+// The job streams' event counts, to see that a replay acted on nothing.
+uint32_t version_of(EventStore& store, const std::string& stream) {
+  uint32_t v = 0;
+  EXPECT_TRUE(store.stream_version(stream, &v).ok());
+  return v;
+}
+
+jobs::Claim claim_any(const std::string& token) { return jobs::Claim{"w", {}, 30, token}; }
+
+class Idempotency : public ::testing::Test {
+ protected:
+  void enqueue_two() {
+    ASSERT_EQ(run(h.engine(), enqueue_command("a", "k", "t-a")).status, 200);
+    ASSERT_EQ(run(h.engine(), enqueue_command("b", "k", "t-b")).status, 200);
+  }
+  EngineHarness h;
+};
+
+TEST_F(Idempotency, TheSameKeyAndRequestRepeatsTheFirstReplyAndActsOnce) {
+  // Given two queued jobs
+  enqueue_two();
+  // When the same claim is sent twice with one key
+  Reply first = h.engine().execute(keyed_request(claim_any(lease_token("1")), "key-1", "claim"));
+  uint64_t seq_after_first = h.store().last_seq();
+  Reply second = h.engine().execute(keyed_request(claim_any(lease_token("1")), "key-1", "claim"));
+  // Then the second reply is the first, byte for byte
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(second.status, first.status);
+  EXPECT_EQ(second.body, first.body);
+  // and only one job was leased: the repeat changed nothing
+  EXPECT_EQ(h.store().last_seq(), seq_after_first);
+  EXPECT_EQ(version_of(h.store(), job_stream("a")), 2u);
+  EXPECT_EQ(version_of(h.store(), job_stream("b")), 1u);
+}
+
+TEST_F(Idempotency, TheSameKeyWithAnotherRequestIsAConflict) {
+  // Given a claim made with a key
+  enqueue_two();
+  ASSERT_EQ(h.engine().execute(keyed_request(claim_any(lease_token("1")), "key-1", "claim")).status,
+            200);
+  uint64_t seq = h.store().last_seq();
+  // When the key comes back with another request
+  Reply r =
+      h.engine().execute(keyed_request(jobs::Cancel{"b", "no longer needed"}, "key-1", "cancel b"));
+  // Then it is refused with 409 idempotency_key_reused, and nothing happened
+  EXPECT_EQ(r.status, 409);
+  EXPECT_EQ(body_json(r).value("code", ""), "idempotency_key_reused");
+  EXPECT_EQ(h.store().last_seq(), seq);
+}
+
+TEST_F(Idempotency, AFourHundredFirstReplyIsKeptEvenWhenTheRequestWouldNowSucceed) {
+  // Given a start of an unknown job, sent with a key and refused with 404
+  Reply first = h.engine().execute(
+      keyed_request(jobs::Start{"late", lease_token("late"), ""}, "key-404", "start late"));
+  ASSERT_EQ(first.status, 404);
+  // and then the job exists and is leased with that very token
+  ASSERT_EQ(run(h.engine(), enqueue_command("late", "k", "t")).status, 200);
+  ASSERT_EQ(run(h.engine(), claim_any(lease_token("late"))).status, 200);
+  uint64_t seq = h.store().last_seq();
+  // When the same request is repeated with the same key
+  Reply again = h.engine().execute(
+      keyed_request(jobs::Start{"late", lease_token("late"), ""}, "key-404", "start late"));
+  // Then the first reply comes back and the job was not started
+  EXPECT_EQ(again.status, 404);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(h.store().last_seq(), seq);
+}
+
+TEST_F(Idempotency, AReplyDecidedBeforeTheEngineIsKeptUnderItsKey) {
+  // Given a request refused by validation (422) with a key
+  Request bad = keyed_request(enqueue_command("j", "k", "t"), "key-422", "enqueue j");
+  bad.fixed_reply = Reply::error(422, "invalid_field", "field 'kind' is too long");
+  Reply first = h.engine().execute(std::move(bad));
+  ASSERT_EQ(first.status, 422);
+  // When the same request comes again with the same key, validated or not
+  Reply again =
+      h.engine().execute(keyed_request(enqueue_command("j", "k", "t"), "key-422", "enqueue j"));
+  // Then the 422 is repeated and no job was made
+  EXPECT_EQ(again.status, 422);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(version_of(h.store(), job_stream("j")), 0u);
+}
+
+TEST_F(Idempotency, AFiveHundredReplyIsNotKeptSoTheRetryRuns) {
+  // Given an enqueue with a key whose write failed (503)
+  h.faults().fail_next_appends(1);
+  Reply failed =
+      h.engine().execute(keyed_request(enqueue_command("j", "k", "t"), "key-503", "enqueue j"));
+  ASSERT_EQ(failed.status, 503);
+  std::string record;
+  EXPECT_EQ(h.store().get_idempotency("key-503", &record).code(), Status::Code::kNotFound);
+  // When it is retried with the same key
+  Reply retried =
+      h.engine().execute(keyed_request(enqueue_command("j", "k", "t"), "key-503", "enqueue j"));
+  // Then it runs this time, and from then on its reply is the kept one
+  EXPECT_EQ(retried.status, 200);
+  EXPECT_EQ(version_of(h.store(), job_stream("j")), 1u);
+  Reply third =
+      h.engine().execute(keyed_request(enqueue_command("j", "k", "t"), "key-503", "enqueue j"));
+  EXPECT_EQ(third.status, 200);
+  EXPECT_EQ(third.body, retried.body);
+}
+
+TEST_F(Idempotency, ConcurrentRepeatsOfOneKeyActOnceAndAllGetTheSameReply) {
+  // Given queued jobs and a slow disk, so the repeats share batches
+  for (int i = 0; i < 4; ++i) {
+    std::string id = "j" + std::to_string(i);
+    ASSERT_EQ(run(h.engine(), enqueue_command(id, "k", "t-" + id)).status, 200);
+  }
+  h.store().set_append_delay(std::chrono::milliseconds(2));
+  // When sixteen threads send the same keyed claim at once
+  constexpr int kThreads = 16;
+  std::vector<Reply> replies(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      replies[t] = h.engine().execute(
+          keyed_request(claim_any(lease_token("same")), "key-same", "claim same"));
+    });
+  }
+  for (auto& t : threads) t.join();
+  // Then all got one reply, and exactly one job was leased
+  for (const auto& r : replies) {
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, replies[0].body);
+  }
+  int leased = 0;
+  for (int i = 0; i < 4; ++i)
+    leased += version_of(h.store(), job_stream("j" + std::to_string(i))) - 1;
+  EXPECT_EQ(leased, 1);
+}
+
+TEST_F(Idempotency, KeysSurviveARestart) {
+  // Given a keyed claim answered before a restart
+  enqueue_two();
+  Reply first = h.engine().execute(keyed_request(claim_any(lease_token("1")), "key-r", "claim"));
+  ASSERT_EQ(first.status, 200);
+  // When the engine restarts on the same folder
+  h.reopen();
+  uint64_t seq = h.store().last_seq();
+  // Then the same request with the key gets the first reply and acts on nothing
+  Reply again = h.engine().execute(keyed_request(claim_any(lease_token("1")), "key-r", "claim"));
+  EXPECT_EQ(again.status, first.status);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(h.store().last_seq(), seq);
+  // and another request with it is still a conflict
+  Reply other = h.engine().execute(keyed_request(jobs::Cancel{"b", "x"}, "key-r", "cancel b"));
+  EXPECT_EQ(other.status, 409);
+  EXPECT_EQ(body_json(other).value("code", ""), "idempotency_key_reused");
+}
+
+}  // namespace
+}  // namespace runledger::testing

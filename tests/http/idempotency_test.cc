@@ -1,0 +1,127 @@
+// Idempotency-Key over HTTP (http-api.md "Idempotency"): the same request
+// with the same key gets the first reply again, byte for byte, and changes
+// nothing, also when that first reply was a 4xx and also after a restart;
+// the same key on another request is 409 idempotency_key_reused.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/http/job_calls.h"
+#include "tests/http/server_fixture.h"
+
+namespace runledger::testing {
+namespace {
+
+using nlohmann::json;
+using IdempotencyTest = ServerTest;
+
+Headers key(const std::string& k) { return {{"Idempotency-Key", k}}; }
+
+TEST_F(IdempotencyTest, SameKeySameRequestGetsTheFirstReplyAndChangesNothing) {
+  const json body = {{"id", "j1"}, {"kind", "k"}, {"target", "t1"}};
+  ApiReply first = client().post("/v1/jobs", body, key("enqueue-1"));
+  ASSERT_TRUE(IsStatus(first, 201));
+  const size_t after_first = client().event_count();
+
+  ApiReply again = client().post("/v1/jobs", body, key("enqueue-1"));
+
+  EXPECT_EQ(again.status, 201);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(client().event_count(), after_first);
+}
+
+TEST_F(IdempotencyTest, SameKeyOnAnotherRequestIs409AndChangesNothing) {
+  ASSERT_TRUE(IsStatus(
+      client().post("/v1/jobs", {{"id", "j1"}, {"kind", "k"}, {"target", "t1"}}, key("k-1")), 201));
+  const size_t before = client().event_count();
+
+  EXPECT_TRUE(IsError(
+      client().post("/v1/jobs", {{"id", "j1"}, {"kind", "k"}, {"target", "t2"}}, key("k-1")), 409,
+      "idempotency_key_reused"));
+  EXPECT_TRUE(IsError(client().post("/v1/connectors", {{"id", "c1"}, {"name", "n"}}, key("k-1")),
+                      409, "idempotency_key_reused"));
+
+  EXPECT_EQ(client().event_count(), before);
+  EXPECT_TRUE(IsError(client().get("/v1/connectors/c1"), 404, "not_found"));
+  EXPECT_EQ(job_view(client(), "j1").value("target", ""), "t1");
+}
+
+// The first reply is kept even when it was a refusal, so a retry after the
+// state changed still sees the refusal and starts nothing.
+TEST_F(IdempotencyTest, A409FirstReplyIsReplayedEvenAfterTheStateAllowsTheCommand) {
+  ASSERT_TRUE(IsStatus(client().post("/v1/connectors", {{"id", "c1"}, {"name", "n"}}), 201));
+  ASSERT_TRUE(IsStatus(client().patch("/v1/connectors/c1", {{"status", "paused"}}), 200));
+  ApiReply first = client().post("/v1/connectors/c1/sync", json::object(), key("sync-1"));
+  ASSERT_TRUE(IsError(first, 409, "connector_paused"));
+  ASSERT_TRUE(IsStatus(client().patch("/v1/connectors/c1", {{"status", "active"}}), 200));
+  const size_t before = client().event_count();
+
+  ApiReply again = client().post("/v1/connectors/c1/sync", json::object(), key("sync-1"));
+
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(client().event_count(), before);
+  EXPECT_EQ(client().get("/v1/connectors/c1").json.value("sync_status", ""), "idle");
+  // Under a new key the same command is accepted: the replay was the key's doing.
+  EXPECT_TRUE(IsStatus(client().post("/v1/connectors/c1/sync", json::object(), key("sync-2")),
+                       202));
+}
+
+TEST_F(IdempotencyTest, A422FirstReplyIsReplayed) {
+  const std::string body = R"({"target": "t1"})";
+  ApiReply first = client().post_raw("/v1/jobs", body, key("bad-1"));
+  ASSERT_TRUE(IsError(first, 422, "missing_field"));
+
+  ApiReply again = client().post_raw("/v1/jobs", body, key("bad-1"));
+
+  EXPECT_EQ(again.status, 422);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_TRUE(IsError(client().post_raw("/v1/jobs", R"({"target": "t2"})", key("bad-1")), 409,
+                      "idempotency_key_reused"));
+  EXPECT_EQ(client().event_count(), 0u);
+}
+
+// A worker that lost the reply of its claim and retries gets the same job
+// and the same token, not a second job.
+TEST_F(IdempotencyTest, ARetriedClaimGetsTheSameLease) {
+  ASSERT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
+  ASSERT_TRUE(IsStatus(enqueue(client(), "j2", "t2", "k"), 201));
+  const json body = {{"worker", "w1"}, {"kinds", {"k"}}, {"lease_s", kTestLeaseS}};
+  ApiReply first = client().post("/v1/jobs/claim", body, key("claim-1"));
+  ASSERT_TRUE(IsStatus(first, 200));
+
+  ApiReply again = client().post("/v1/jobs/claim", body, key("claim-1"));
+
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(job_view(client(), "j1").value("state", ""), "LEASED");
+  EXPECT_EQ(job_view(client(), "j2").value("state", ""), "QUEUED");
+}
+
+TEST_F(IdempotencyTest, KeysAreKeptAcrossARestart) {
+  const json body = {{"id", "j1"}, {"kind", "k"}, {"target", "t1"}};
+  ApiReply first = client().post("/v1/jobs", body, key("enqueue-1"));
+  ASSERT_TRUE(IsStatus(first, 201));
+  ASSERT_TRUE(IsStatus(client().post("/v1/jobs/j1/cancel", json::object()), 202));
+  const size_t before = client().event_count();
+  ASSERT_NO_FATAL_FAILURE(restart());
+
+  ApiReply again = client().post("/v1/jobs", body, key("enqueue-1"));
+
+  EXPECT_EQ(again.status, 201);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(client().event_count(), before);
+  EXPECT_EQ(job_view(client(), "j1").value("state", ""), "CANCELLED");
+}
+
+TEST_F(IdempotencyTest, AKeyOfTheWrongShapeIs422) {
+  ASSERT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
+  const size_t before = client().event_count();
+  ApiReply r = client().post("/v1/jobs", {{"id", "j2"}, {"kind", "k"}, {"target", "t"}},
+                             key(std::string(129, 'k')));
+  EXPECT_TRUE(IsError(r, 422, "invalid_field"));
+  EXPECT_EQ(r.json.value("field", ""), "Idempotency-Key") << r.body;
+  EXPECT_EQ(client().event_count(), before);
+}
+
+}  // namespace
+}  // namespace runledger::testing
