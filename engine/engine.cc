@@ -306,6 +306,8 @@ void Engine::finish_batch(std::deque<Pending>& batch, AppendBatch& out,
     }
   }
   for (const auto& stream : touched) evict_if_finished(state_, stream);
+  // A command refused on a finished entity loaded it without touching it.
+  for (const auto& stream : hydrated_) evict_if_finished(state_, stream);
   events_since_snapshot_ += out.events.size();
   if (!out.events.empty() && events_since_snapshot_ >= options_.snapshot_every_events) {
     out.snapshot = encode_snapshot(state_);

@@ -125,7 +125,8 @@ bool parse_time_ms(std::string_view s, int64_t* ms) {
     return false;
   }
   static const int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (d > kDays[mo - 1]) return false;
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (d > kDays[mo - 1] || (mo == 2 && d == 29 && !leap)) return false;
   size_t pos = 19;
   int frac_ms = 0;
   if (pos < s.size() && s[pos] == '.') {

@@ -24,7 +24,9 @@
 // Modes: writable (default), read_only (OpenForReadOnly: a frozen view of the
 // folder as it was when opened), secondary (OpenAsSecondary: follows a
 // running primary through refresh()). append() and purge_idempotency() answer
-// kUnavailable in both read modes.
+// kUnavailable in both read modes. A writable open refuses a log whose last
+// event does not verify (kCorruption); the read modes open it anyway, taking
+// last_seq from the keys, so that verify_log() can walk to the damage.
 #pragma once
 
 #include <cstdint>

@@ -214,7 +214,6 @@ void Server::Impl::handle(const httplib::Request& req, httplib::Response& res,
   a.method = req.method;
   a.path = req.target.substr(0, req.target.find('?'));
   for (const auto& [k, v] : req.params) a.query.emplace(k, v);
-  if (auto early = read_headers(req, a)) return send(res, *early);
   // A POST without Content-Length and not chunked has no body (the library
   // would fail reading it): treat it as empty.
   const bool chunked = req.get_header_value("Transfer-Encoding").find("chunked") !=
@@ -247,6 +246,9 @@ void Server::Impl::handle(const httplib::Request& req, httplib::Response& res,
                                         std::to_string(limit) + " bytes"));
     }
   }
+  // Checked after the body was read, so a refusal never leaves unread body
+  // bytes on a keep-alive connection.
+  if (auto early = read_headers(req, a)) return send(res, *early);
   if (a.method == "GET" && a.path == "/v1/events/live") {
     return live.serve(a, res);
   }

@@ -40,7 +40,7 @@ int read_once(const EventStore& store, uint64_t* last_seen) {
   return wrong;
 }
 
-TEST(StoreConcurrency, ReadersSeeAGaplessPrefixWhileOneThreadAppends) {
+TEST(StoreConcurrency, DISABLED_ReadersSeeAGaplessPrefixWhileOneThreadAppends) {
   TempDir dir;
   auto store = open_store(dir.path());
   LogBuilder log;
