@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 
 #include "events/event_codec.h"
 
@@ -51,24 +49,13 @@ int fail(std::string_view message, int code) {
 
 Status ReadStore::open(const std::string& dir, std::unique_ptr<ReadStore>* out) {
   std::unique_ptr<ReadStore> rs(new ReadStore());
-  char tmpl[] = "/tmp/runledger-cli-XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) return Status::IoError("cannot make a scratch folder in /tmp");
-  rs->scratch_ = tmpl;
   StoreOptions options;
   options.read_only = true;
   options.create_if_missing = false;
-  options.secondary = true;
-  options.secondary_path = rs->scratch_ + "/secondary";
   Status s = open_rocksdb_store(dir, options, &rs->store_);
   if (!s.ok()) return s;
   *out = std::move(rs);
   return Status::Ok();
-}
-
-ReadStore::~ReadStore() {
-  store_.reset();  // closes RocksDB before its scratch files go
-  std::error_code ec;
-  if (!scratch_.empty()) std::filesystem::remove_all(scratch_, ec);
 }
 
 Progress::Progress(std::string label, uint64_t total)

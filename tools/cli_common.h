@@ -42,20 +42,24 @@ int fail(std::string_view what, const Status& s);
 // Prints "runledger: <message>" on stderr and returns `code`.
 int fail(std::string_view message, int code);
 
-// A data folder opened for reading as a RocksDB secondary instance, so it
-// works beside a running runledgerd and never writes to the folder. The
-// secondary's scratch folder lives under /tmp and goes with the object.
+// A data folder opened read-only (RocksDB OpenForReadOnly): a frozen view
+// of the folder as it was at open, which takes no lock and never writes, so
+// it works beside a running runledgerd. Every table file is held open from
+// the start (RocksDB's default max_open_files), so compactions of the running
+// server do not pull files from under a long read.
+//
+// Not a secondary instance: the store's stream reads take a RocksDB snapshot,
+// which secondary instances refuse ("snapshot not supported in secondary
+// mode").
 class ReadStore {
  public:
   static Status open(const std::string& dir, std::unique_ptr<ReadStore>* out);
-  ~ReadStore();
   ReadStore(const ReadStore&) = delete;
   ReadStore& operator=(const ReadStore&) = delete;
   EventStore& store() { return *store_; }
 
  private:
   ReadStore() = default;
-  std::string scratch_;
   std::unique_ptr<EventStore> store_;
 };
 

@@ -138,7 +138,7 @@ TEST_F(LeaseExpiry, AnExpiredRunningAttemptGoesStaleAndItsHoldBlocksTheTarget) {
   LoadReport report;
   ASSERT_TRUE(load_state(h.store(), LoadOptions{}, &replayed, &report).ok());
   auto live = inspect(h.engine(), [](const State& s) { return state_digest(s); });
-  EXPECT_EQ(live, state_digest(replayed)) << describe_difference(state_digest(replayed), live);
+  EXPECT_TRUE(same_state(state_digest(replayed), live));
 }
 
 TEST_F(LeaseExpiry, AHeartbeatKeepsTheLeaseAlive) {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <initializer_list>
 #include <numeric>
 #include <tuple>
 
@@ -37,17 +39,20 @@ enum Op : uint8_t {
   kHoldPlace,
   kHoldRelease,
   kTick,
+  kAdvance,
   kOpCount
 };
 
 // How often each Op is chosen, relative to the others.
-constexpr std::array<int, kOpCount> kWeights = {10, 12, 4, 2, 8, 12, 12, 3, 3, 2, 2, 3,
-                                                3,  2,  2, 1, 3, 1,  3,  2, 1, 2, 4, 6};
+constexpr std::array<int, kOpCount> kWeights = {10, 8, 3, 2, 4, 6, 6, 3, 3, 2, 2, 3, 3,
+                                                2,  2, 1, 3, 1, 3, 2, 1, 2, 4, 6, 30};
 
 const std::vector<std::string> kKinds = {"a", "b", "c"};
-const std::vector<std::string> kTargets = {"t0", "t1", "t2", "t3"};
-const std::vector<int64_t> kLeasesS = {1, 5, 30, 60};
-const std::vector<int64_t> kClockJumpsMs = {0, 1'000, 5'000, 31'000, 61'000, 3'600'000};
+const std::vector<std::string> kTargets = {"t0", "t1", "t2", "t3", "t4", "t5"};
+const std::vector<int64_t> kLeasesS = {1, 5, 30, 60, 300};
+// Clock jumps of a tick, small ones more often than big ones.
+const std::vector<int64_t> kClockJumpsMs = {0,     0,      1'000,  1'000,  5'000,
+                                            5'000, 31'000, 31'000, 61'000, 3'600'000};
 const std::vector<std::string> kDocuments = {"d0", "d1", "d2", "d3", "d4", "d5"};
 // What a refused command may still record (domain.md invariant 6): an
 // ignored sync report, and the cancellation a refused start or step enforces.
@@ -113,6 +118,52 @@ std::string describe(const Command& c) {
   return out;
 }
 
+using JobFit = std::function<bool(const JobInfo&)>;
+
+bool in_state(const JobInfo& j, std::initializer_list<const char*> states) {
+  return std::any_of(states.begin(), states.end(), [&](const char* s) { return j.state == s; });
+}
+
+// A job for a command: mostly a live one that `fits` it, sometimes any job
+// ever enqueued (finished ones are loaded from the log), rarely an unknown one.
+std::string pick_job(const std::vector<JobInfo>& live, const JobFit& fits,
+                     const std::vector<std::string>& all, std::mt19937_64& rng) {
+  std::vector<const JobInfo*> fit;
+  for (const auto& j : live) {
+    if (fits(j)) fit.push_back(&j);
+  }
+  int roll = static_cast<int>(rng() % 100);
+  if (!fit.empty() && roll < 85) return fit[rng() % fit.size()]->id;
+  if (!all.empty() && roll < 98) return all[rng() % all.size()];
+  return "ghost";
+}
+
+// The jobs each worker command is meant for.
+const std::map<int, JobFit>& worker_fits() {
+  static const std::map<int, JobFit> fits = {
+      {kHeartbeat,
+       [](const JobInfo& j) {
+         return in_state(j, {"LEASED", "RUNNING"});
+       }},
+      {kRelease, [](const JobInfo& j) { return in_state(j, {"LEASED"}); }},
+      {kStart, [](const JobInfo& j) { return in_state(j, {"LEASED"}); }},
+      {kStepStart,
+       [](const JobInfo& j) { return in_state(j, {"RUNNING"}) && j.running_step.empty(); }},
+      {kStepDone,
+       [](const JobInfo& j) { return in_state(j, {"RUNNING"}) && !j.running_step.empty(); }},
+      {kStepFail,
+       [](const JobInfo& j) { return in_state(j, {"RUNNING"}) && !j.running_step.empty(); }},
+      {kCancelAck,
+       [](const JobInfo& j) {
+         return in_state(j, {"LEASED", "RUNNING"}) && j.cancel_requested;
+       }},
+      {kOutcomeUnknown, [](const JobInfo& j) { return in_state(j, {"RUNNING"}); }},
+      {kReattach, [](const JobInfo& j) {
+         return in_state(j, {"RUNNING", "STALE"});
+       }}};
+  return fits;
+}
+
 }  // namespace
 
 struct RandomDriver::World {
@@ -166,22 +217,8 @@ Command RandomDriver::enqueue() {
   return c;
 }
 
-// A job for a command: mostly a live one in one of `states`, sometimes any
-// job ever enqueued (finished ones are loaded from the log), rarely unknown.
-static std::string pick_job(const std::vector<JobInfo>& live, const std::set<std::string>& states,
-                            const std::vector<std::string>& all, std::mt19937_64& rng) {
-  std::vector<const JobInfo*> fit;
-  for (const auto& j : live) {
-    if (states.count(j.state)) fit.push_back(&j);
-  }
-  int roll = static_cast<int>(rng() % 100);
-  if (!fit.empty() && roll < 80) return fit[rng() % fit.size()]->id;
-  if (!all.empty() && roll < 97) return all[rng() % all.size()];
-  return "ghost";
-}
-
 Command RandomDriver::job_command(const World& w, int op) {
-  static const std::set<std::string> kLive = {"QUEUED", "LEASED", "RUNNING", "STALE"};
+  const JobFit live = [](const JobInfo&) { return true; };
   switch (op) {
     case kEnqueue:
       return enqueue();
@@ -191,7 +228,7 @@ Command RandomDriver::job_command(const World& w, int op) {
       return jobs::Claim{"w" + std::to_string(below(4)), kinds, one_of(kLeasesS), fresh_token()};
     }
     case kCancel:
-      return jobs::Cancel{pick_job(w.jobs, kLive, job_ids_, rng_), "operator"};
+      return jobs::Cancel{pick_job(w.jobs, live, job_ids_, rng_), "operator"};
     case kRerun: {
       std::vector<std::string> gone;
       for (const auto& id : job_ids_) {
@@ -200,23 +237,13 @@ Command RandomDriver::job_command(const World& w, int op) {
         if (!live) gone.push_back(id);
       }
       std::string id =
-          !gone.empty() && chance(80) ? one_of(gone) : pick_job(w.jobs, kLive, job_ids_, rng_);
+          !gone.empty() && chance(80) ? one_of(gone) : pick_job(w.jobs, live, job_ids_, rng_);
       return jobs::Rerun{id, "late data"};
     }
     default:
       break;
   }
-  static const std::map<int, std::set<std::string>> kStatesFor = {
-      {kHeartbeat, {"LEASED", "RUNNING"}},
-      {kRelease, {"LEASED"}},
-      {kStart, {"LEASED"}},
-      {kStepStart, {"RUNNING"}},
-      {kStepDone, {"RUNNING"}},
-      {kStepFail, {"RUNNING"}},
-      {kCancelAck, {"LEASED", "RUNNING"}},
-      {kOutcomeUnknown, {"RUNNING"}},
-      {kReattach, {"RUNNING", "STALE"}}};
-  return worker_command(w, op, pick_job(w.jobs, kStatesFor.at(op), job_ids_, rng_));
+  return worker_command(w, op, pick_job(w.jobs, worker_fits().at(op), job_ids_, rng_));
 }
 
 Command RandomDriver::worker_command(const World& w, int op, const std::string& job) {
@@ -350,11 +377,36 @@ Command RandomDriver::hold_command(const World& w, int op) {
   return r;
 }
 
+Command RandomDriver::advance(const World& w) {
+  if (w.jobs.empty()) return enqueue();
+  const JobInfo& j = one_of(w.jobs);
+  auto known = tokens_.find(j.id);
+  std::string token = known != tokens_.end() ? known->second : fresh_token();
+  std::string worker = "w" + std::to_string(below(4));
+  if (j.state == "QUEUED") return jobs::Claim{worker, {j.kind}, one_of(kLeasesS), fresh_token()};
+  if (j.state == "LEASED") return jobs::Start{j.id, token, "handle-" + j.id};
+  if (j.state == "RUNNING" && j.running_step.empty()) {
+    return jobs::StepStart{j.id, j.first_pending, token};
+  }
+  if (j.state == "RUNNING" && chance(90)) return jobs::StepDone{j.id, j.running_step, token, ""};
+  if (j.state == "RUNNING") return jobs::StepFail{j.id, j.running_step, token, "boom", chance(50)};
+  // STALE: the worker comes back and says what it sees.
+  jobs::Reattach r;
+  r.job_id = j.id;
+  r.worker = worker;
+  r.execution_handle = j.handle;
+  r.observed = chance(50) ? "running" : "exited";
+  if (r.observed == "exited") r.exit_code = static_cast<int>(below(2));
+  r.lease_token = fresh_token();
+  return r;
+}
+
 Command RandomDriver::choose(const World& w) {
   int total = std::accumulate(kWeights.begin(), kWeights.end(), 0);
   int roll = static_cast<int>(below(total));
   int op = 0;
   while (roll >= kWeights[op]) roll -= kWeights[op++];
+  if (op == kAdvance) return advance(w);
   if (op <= kRerun) return job_command(w, op);
   if (op <= kConnectorFailed) return connector_command(w, op);
   if (op <= kHoldRelease) return hold_command(w, op);
@@ -375,11 +427,24 @@ std::string RandomDriver::step() {
   uint64_t seq_before = h_.store().last_seq();
   Reply reply = h_.engine().execute(std::move(r));
   ++commands_;
+  std::string code = reply.status >= 400 ? "/" + body_json(reply).value("code", "?") : "";
+  ++outcomes_[command_name(c)][std::to_string(reply.status) + code];
   std::string err = check_reply(c, reply, seq_before);
   if (!err.empty()) return last_ + ": " + err;
   learn(c, reply);
   err = check_state();
   return err.empty() ? "" : last_ + ": " + err;
+}
+
+std::string RandomDriver::coverage() const {
+  std::string out;
+  for (const auto& [name, by_status] : outcomes_) {
+    out += "\n  " + name;
+    for (const auto& [status, n] : by_status) {
+      out += " " + status + ":" + std::to_string(n);
+    }
+  }
+  return out;
 }
 
 std::string RandomDriver::check_reply(const Command& /*c*/, const Reply& r, uint64_t seq_before) {

@@ -36,6 +36,9 @@ class RandomDriver {
   // The last command, described for failure messages.
   const std::string& last_command() const { return last_; }
   size_t commands_run() const { return commands_; }
+  // How many commands of each type got each reply, e.g.
+  // "job.start 200:12 409/stale_token:3".
+  std::string coverage() const;
 
  private:
   struct World;
@@ -46,6 +49,9 @@ class RandomDriver {
   Command connector_command(const World& w, int op);
   Command hold_command(const World& w, int op);
   Command enqueue();
+  // The next step of a random live job on its happy path (claim, start,
+  // step start/done, reattach), so jobs run through whole lifecycles.
+  Command advance(const World& w);
   std::string check_reply(const Command& c, const Reply& r, uint64_t seq_before);
   std::string check_state();
   void learn(const Command& c, const Reply& r);
@@ -68,6 +74,8 @@ class RandomDriver {
   int next_hold_ = 0;
   std::vector<std::string> job_ids_;           // every job ever enqueued
   std::vector<std::string> connector_ids_;     // every connector ever created
+  // command name -> status (with the error code) -> count
+  std::map<std::string, std::map<std::string, int>> outcomes_;
   std::map<std::string, std::string> tokens_;  // job -> the token it was last leased with
   // (job, attempt number) -> the attempt when first seen terminal.
   std::map<std::pair<std::string, int>, nlohmann::json> terminal_;

@@ -42,10 +42,10 @@ TEST(Restart, ShutdownWritesASnapshotAndTheNextStartRestoresTheSameState) {
   EXPECT_EQ(h.engine().load_report().replayed, 0u);
   // and every entity, view and index is as it was
   auto after = engine_digest(h.engine());
-  EXPECT_EQ(after, before) << describe_difference(before, after);
+  EXPECT_TRUE(same_state(before, after));
   // and equal to a replay of the whole log
   auto full = replay(h.store(), false);
-  EXPECT_EQ(after, full) << describe_difference(full, after);
+  EXPECT_TRUE(same_state(full, after));
 }
 
 TEST(Restart, SnapshotPlusTailEqualsAFullReplay) {
@@ -54,7 +54,11 @@ TEST(Restart, SnapshotPlusTailEqualsAFullReplay) {
   o.snapshot_every_events = 7;
   EngineHarness h(o);
   ASSERT_EQ(run_mixed_workload(h.engine(), h.clock, "w-"), "");
-  ASSERT_EQ(run(h.engine(), enqueue_command("tail-1", "k", "t-tail")).status, 200);
+  // and a tail: events after the latest snapshot
+  for (int i = 0; h.store().records().back().snapshot; ++i) {
+    std::string id = "tail-" + std::to_string(i);
+    ASSERT_EQ(run(h.engine(), enqueue_command(id, "k", "t-" + id)).status, 200);
+  }
   auto before = engine_digest(h.engine());
   uint64_t last_seq = h.store().last_seq();
   // When it stops without its final snapshot (that write fails, as in a crash)
@@ -63,14 +67,13 @@ TEST(Restart, SnapshotPlusTailEqualsAFullReplay) {
   // Then the restart folded a snapshot plus a tail
   const LoadReport& report = h.engine().load_report();
   EXPECT_GT(report.snapshot_seq, 0u);
-  // (the tail is empty when the last batch happened to write a snapshot)
-  EXPECT_LE(report.snapshot_seq, last_seq);
+  EXPECT_LT(report.snapshot_seq, last_seq);
   EXPECT_EQ(report.snapshot_seq + report.replayed, last_seq);
   // and the state equals the one before and a full replay of the log
   auto after = engine_digest(h.engine());
-  EXPECT_EQ(after, before) << describe_difference(before, after);
+  EXPECT_TRUE(same_state(before, after));
   auto full = replay(h.store(), false);
-  EXPECT_EQ(after, full) << describe_difference(full, after);
+  EXPECT_TRUE(same_state(full, after));
 }
 
 TEST(Restart, EverySnapshotTheEngineWroteFoldsToTheSameStateAsTheLogUpToIt) {
@@ -93,7 +96,7 @@ TEST(Restart, EverySnapshotTheEngineWroteFoldsToTheSameStateAsTheLogUpToIt) {
   // Then they agree
   auto a = state_digest(from_snapshot);
   auto b = state_digest(replayed);
-  EXPECT_EQ(a, b) << describe_difference(b, a);
+  EXPECT_TRUE(same_state(b, a));
 }
 
 TEST(Restart, WorkGoesOnAfterARestart) {
@@ -113,7 +116,7 @@ TEST(Restart, WorkGoesOnAfterARestart) {
   std::string view;
   ASSERT_TRUE(h.store().get_view(job_stream("j"), &view).ok());
   EXPECT_EQ(nlohmann::json::parse(view)["state"], "SUCCEEDED");
-  EXPECT_EQ(engine_digest(h.engine()), replay(h.store(), false));
+  EXPECT_TRUE(same_state(replay(h.store(), false), engine_digest(h.engine())));
 }
 
 }  // namespace

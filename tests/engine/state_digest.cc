@@ -76,6 +76,12 @@ std::string describe_difference(const json& a, const json& b) {
   return text;
 }
 
+::testing::AssertionResult same_state(const json& expected, const json& actual) {
+  if (expected == actual) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "states differ: " << describe_difference(expected, actual);
+}
+
 std::string one_holder_per_target_violation(const State& s) {
   std::map<std::string, std::vector<std::string>> holders;
   for (const auto& [id, j] : s.jobs.by_id) {

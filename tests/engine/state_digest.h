@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "projections/state.h"
@@ -21,6 +22,9 @@ nlohmann::json live_views(const State& s);
 
 // A readable account of how `b` differs from `a` (a JSON patch, cut short).
 std::string describe_difference(const nlohmann::json& a, const nlohmann::json& b);
+
+// Success when the digests are equal; otherwise the difference, short.
+::testing::AssertionResult same_state(const nlohmann::json& expected, const nlohmann::json& actual);
 
 // Invariant 1: at most one LEASED/RUNNING attempt per target. Empty when it
 // holds; otherwise which target has which attempts. Also checks that the

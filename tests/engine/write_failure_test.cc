@@ -63,7 +63,7 @@ TEST(WriteFailure, TheFailedCommandGets503AndNothingOfItIsInTheLog) {
   EXPECT_EQ(h.engine().unavailable_reason(), "");
   EXPECT_EQ(run(h.engine(), enqueue_command("b", "k", "t-b")).status, 200);
   EXPECT_EQ(job_state(h.engine(), "b"), "QUEUED");
-  EXPECT_EQ(engine_digest(h.engine()), replayed_digest(h.store(), false));
+  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST(WriteFailure, AFailedClaimLeavesTheJobQueuedAndItsTokenUseless) {
@@ -84,7 +84,7 @@ TEST(WriteFailure, AFailedClaimLeavesTheJobQueuedAndItsTokenUseless) {
   Reply claimed = run(h.engine(), jobs::Claim{"w2", {}, 30, token});
   EXPECT_EQ(claimed_job(claimed), "a");
   EXPECT_EQ(run(h.engine(), jobs::Start{"a", token, ""}).status, 200);
-  EXPECT_EQ(engine_digest(h.engine()), replayed_digest(h.store(), false));
+  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST(WriteFailure, AFailedMultiEventCommandIsUndoneWhole) {
@@ -110,7 +110,7 @@ TEST(WriteFailure, AFailedMultiEventCommandIsUndoneWhole) {
   EXPECT_EQ(done.status, 200);
   EXPECT_EQ(body_json(done)["events"],
             nlohmann::json::parse(R"(["StepSucceeded","AttemptSucceeded"])"));
-  EXPECT_EQ(engine_digest(h.engine()), replayed_digest(h.store(), false));
+  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST(WriteFailure, EveryCommandOfTheFailedBatchGets503AndTheOthersAreWhole) {
@@ -144,7 +144,7 @@ TEST(WriteFailure, EveryCommandOfTheFailedBatchGets503AndTheOthersAreWhole) {
   EXPECT_EQ(h.faults().failed_appends(), 1);
   VerifyReport report;
   EXPECT_TRUE(verify_log(h.store(), &report).ok());
-  EXPECT_EQ(engine_digest(h.engine()), replayed_digest(h.store(), false));
+  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST(WriteFailure, WhileTheDiskRefusesWritesReadsGoOnAndWritesResumeAfter) {
@@ -164,7 +164,7 @@ TEST(WriteFailure, WhileTheDiskRefusesWritesReadsGoOnAndWritesResumeAfter) {
   std::string view;
   ASSERT_TRUE(h.store().get_view(job_stream("a"), &view).ok());
   EXPECT_EQ(nlohmann::json::parse(view)["state"], "CANCELLED");
-  EXPECT_EQ(engine_digest(h.engine()), replayed_digest(h.store(), false));
+  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST(WriteFailure, AFailedWriteWithASnapshotDueLeavesStateEqualToTheLog) {
@@ -184,10 +184,8 @@ TEST(WriteFailure, AFailedWriteWithASnapshotDueLeavesStateEqualToTheLog) {
   }
   // Then the state is what the log says, folded from the snapshot or from scratch
   auto live = engine_digest(h.engine());
-  EXPECT_EQ(live, replayed_digest(h.store(), false))
-      << describe_difference(live, replayed_digest(h.store(), false));
-  EXPECT_EQ(live, replayed_digest(h.store(), true))
-      << describe_difference(live, replayed_digest(h.store(), true));
+  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), live));
+  EXPECT_TRUE(same_state(replayed_digest(h.store(), true), live)) << "from the snapshot";
 }
 
 }  // namespace

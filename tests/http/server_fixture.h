@@ -22,6 +22,7 @@ class ServerTest : public ::testing::Test {
   virtual std::vector<std::string> initial_flags() const { return {}; }
 
   void TearDown() override {
+    client_.reset();  // an idle keep-alive connection would hold a server thread
     if (server_ && server_->running()) {
       EXPECT_EQ(server_->terminate(), 0) << server_->log();
     }
