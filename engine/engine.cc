@@ -43,7 +43,9 @@ struct Engine::Pending {
 };
 
 Engine::Engine(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options)
-    : store_(std::move(store)), clock_(clock), options_(std::move(options)),
+    : store_(std::move(store)),
+      clock_(clock),
+      options_(std::move(options)),
       ids_(std::make_unique<RandomIds>()) {}
 
 Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options,
@@ -53,12 +55,14 @@ Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, Engin
   lo.tolerate_damage = e->options_.read_only;
   Status st = load_state(*e->store_, lo, &e->state_, &e->load_report_);
   if (!st.ok()) return st;
+  // What was folded from the tail is not in any snapshot yet.
+  e->events_since_snapshot_ = e->load_report_.replayed;
   e->metrics_.replayed(e->load_report_.replayed, e->load_report_.seconds);
   if (e->options_.read_only) {
     e->writable_ = false;
-    e->unavailable_ = e->load_report_.damage.ok()
-                          ? "started read-only (--read-only)"
-                          : "started read-only on a damaged log: " + e->load_report_.damage.ToString();
+    e->unavailable_ = e->load_report_.damage.ok() ? "started read-only (--read-only)"
+                                                  : "started read-only on a damaged log: " +
+                                                        e->load_report_.damage.ToString();
   }
   e->sequencer_ = std::thread([raw = e.get()] { raw->run(); });
   if (e->options_.timers && !e->options_.read_only) {
@@ -176,8 +180,9 @@ bool Engine::apply_request(Pending& p, AppendBatch& out, std::vector<std::string
   if (!r.idempotency_key.empty()) {
     std::string record;
     auto it = batch_idempotency_.find(r.idempotency_key);
-    Status st = it != batch_idempotency_.end() ? (record = it->second, Status::Ok())
-                                               : store_->get_idempotency(r.idempotency_key, &record);
+    Status st = it != batch_idempotency_.end()
+                    ? (record = it->second, Status::Ok())
+                    : store_->get_idempotency(r.idempotency_key, &record);
     if (st.ok()) {
       auto rec = decode_idempotency(record);
       p.type = "idempotent_replay";
@@ -205,7 +210,13 @@ bool Engine::apply_request(Pending& p, AppendBatch& out, std::vector<std::string
     return true;
   }
   if (!r.command) {
-    p.reply = r.render(state_, nullptr);
+    // A read changes nothing, so a renderer that throws only fails its own reply.
+    try {
+      p.reply = r.render(state_, nullptr);
+    } catch (const std::exception& e) {
+      p.outcome = "error";
+      p.reply = Reply::error(500, "internal_error", std::string("the read failed: ") + e.what());
+    }
     return true;
   }
   const Command& cmd = *r.command;
@@ -339,8 +350,8 @@ void Engine::fail_batch(std::deque<Pending>& batch, const Status& st) {
   writable_ = false;
   for (auto& p : batch) {
     metrics_.command(p.type, "unavailable", 0);
-    p.promise.set_value(Reply::error(
-        503, "unavailable", "the write failed and nothing was changed: " + st.ToString()));
+    p.promise.set_value(Reply::error(503, "unavailable",
+                                     "the write failed and nothing was changed: " + st.ToString()));
   }
   rebuild();
 }

@@ -30,8 +30,13 @@ rocksdb::ReadOptions checked_reads() {
 // Releases a RocksDB snapshot when the read that took it ends.
 class SnapshotGuard {
  public:
-  explicit SnapshotGuard(rocksdb::DB* db) : db_(db), snapshot_(db->GetSnapshot()) {}
-  ~SnapshotGuard() { db_->ReleaseSnapshot(snapshot_); }
+  // Only a writable instance changes under a read; read-only and secondary
+  // instances do not support snapshots (and need none).
+  SnapshotGuard(rocksdb::DB* db, bool take)
+      : db_(db), snapshot_(take ? db->GetSnapshot() : nullptr) {}
+  ~SnapshotGuard() {
+    if (snapshot_ != nullptr) db_->ReleaseSnapshot(snapshot_);
+  }
   SnapshotGuard(const SnapshotGuard&) = delete;
   SnapshotGuard& operator=(const SnapshotGuard&) = delete;
   const rocksdb::Snapshot* get() const { return snapshot_; }
@@ -103,7 +108,7 @@ Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
   if (!keys::valid_stream_name(stream)) return Status::Invalid("invalid stream name");
   // One snapshot for the index and the log: an append in between cannot show
   // an index entry without its event.
-  SnapshotGuard snapshot(db_.get());
+  SnapshotGuard snapshot(db_.get(), db_writable_);
   rocksdb::ReadOptions ro = checked_reads();
   ro.snapshot = snapshot.get();
   std::string lower_key, upper_key;

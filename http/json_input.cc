@@ -79,8 +79,7 @@ std::optional<std::string> JsonInput::opt_id(std::string_view field) const {
   auto s = opt_str(field, 1 << 20);
   if (s && !valid_id(*s)) {
     fail("invalid_field", field,
-         "field '" + std::string(field) +
-             "' must be 1-128 characters of A-Z a-z 0-9 . _ : -");
+         "field '" + std::string(field) + "' must be 1-128 characters of A-Z a-z 0-9 . _ : -");
   }
   return s;
 }
@@ -104,6 +103,12 @@ std::optional<int64_t> JsonInput::opt_integer(std::string_view field, int64_t mi
     }
   } else if (v->is_number_float()) {
     double d = v->get<double>();
+    // Outside int64's range the cast below is undefined: answer the range.
+    if (!(d >= -9.2e18 && d <= 9.2e18)) {
+      fail("invalid_field", field,
+           "field '" + std::string(field) + "' must be between " + std::to_string(min) + " and " +
+               std::to_string(max));
+    }
     if (d != static_cast<double>(static_cast<int64_t>(d))) {
       fail("invalid_field", field, "field '" + std::string(field) + "' must be an integer");
     }
@@ -157,9 +162,9 @@ std::optional<std::vector<std::string>> JsonInput::opt_str_list(std::string_view
          "field '" + std::string(field) + "' must be an array of strings, not " + type_name(*v));
   }
   if (v->size() > max_items) {
-    fail("invalid_field", field,
-         "field '" + std::string(field) + "' has more than " + std::to_string(max_items) +
-             " items");
+    fail(
+        "invalid_field", field,
+        "field '" + std::string(field) + "' has more than " + std::to_string(max_items) + " items");
   }
   std::vector<std::string> out;
   out.reserve(v->size());

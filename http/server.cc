@@ -104,8 +104,10 @@ struct Server::Impl {
   Router router;
   LiveStreams live;
   Auth auth;
+  int listen_fd = -1;  // the listening socket, once bound
 
-  Impl(Engine& e, ServerOptions o) : engine(e), options(std::move(o)), live(e, options.live_streams_max) {
+  Impl(Engine& e, ServerOptions o)
+      : engine(e), options(std::move(o)), live(e, options.live_streams_max) {
     add_job_routes(router, engine, options.api);
     add_connector_routes(router, engine);
     add_hold_routes(router, engine);
@@ -123,36 +125,36 @@ struct Server::Impl {
 void Server::Impl::configure() {
   // Only SO_REUSEADDR: with the library's default SO_REUSEPORT a second
   // server would bind the same port silently and share the traffic.
-  http.set_socket_options([](int sock) {
+  http.set_socket_options([this](int sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd = sock;
   });
   http.new_task_queue = [this] { return new BoundedPool(options.threads, options.queue_max); };
   http.set_tcp_nodelay(true);
   http.set_keep_alive_max_count(options.keep_alive_requests_max);
   http.set_keep_alive_timeout(options.keep_alive_timeout_s);
   http.set_read_timeout(options.read_timeout_ms / 1000, (options.read_timeout_ms % 1000) * 1000);
-  http.set_write_timeout(options.write_timeout_ms / 1000,
-                         (options.write_timeout_ms % 1000) * 1000);
+  http.set_write_timeout(options.write_timeout_ms / 1000, (options.write_timeout_ms % 1000) * 1000);
   http.set_payload_max_length(options.body_limit_bytes);
   // Errors the library answers itself (bad request line, 413 on a large
   // Content-Length, 414) still get the API's JSON error shape.
   http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return;
-    const char* code = res.status == 413 ? "body_too_large"
+    const char* code = res.status == 413   ? "body_too_large"
                        : res.status == 404 ? "not_found"
                                            : "bad_request";
-    std::string msg = res.status == 413 ? "the body is larger than the configured limit"
+    std::string msg = res.status == 413   ? "the body is larger than the configured limit"
                       : res.status == 404 ? "no such route"
                                           : "the request could not be read";
     res.set_content(Reply::error(res.status, code, msg).body, "application/json");
   });
-  http.set_exception_handler([](const httplib::Request&, httplib::Response& res,
-                                std::exception_ptr) {
-    res.status = 500;
-    res.set_content(Reply::error(500, "internal_error", "the request failed").body,
-                    "application/json");
-  });
+  http.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        res.status = 500;
+        res.set_content(Reply::error(500, "internal_error", "the request failed").body,
+                        "application/json");
+      });
   auto with_body = [this](const httplib::Request& req, httplib::Response& res,
                           const httplib::ContentReader& reader) { handle(req, res, &reader); };
   auto without_body = [this](const httplib::Request& req, httplib::Response& res) {
@@ -216,8 +218,8 @@ void Server::Impl::handle(const httplib::Request& req, httplib::Response& res,
   for (const auto& [k, v] : req.params) a.query.emplace(k, v);
   // A POST without Content-Length and not chunked has no body (the library
   // would fail reading it): treat it as empty.
-  const bool chunked = req.get_header_value("Transfer-Encoding").find("chunked") !=
-                       std::string::npos;
+  const bool chunked =
+      req.get_header_value("Transfer-Encoding").find("chunked") != std::string::npos;
   if (reader != nullptr && (chunked || req.has_header("Content-Length"))) {
     bool too_large = false;
     const size_t limit = options.body_limit_bytes;
@@ -257,8 +259,8 @@ void Server::Impl::handle(const httplib::Request& req, httplib::Response& res,
     case Router::Match::kNoPath:
       return send(res, Reply::error(404, "not_found", "no such route: " + a.path));
     case Router::Match::kNoMethod:
-      return send(res, Reply::error(405, "method_not_allowed",
-                                    a.method + " is not allowed on " + a.path));
+      return send(
+          res, Reply::error(405, "method_not_allowed", a.method + " is not allowed on " + a.path));
     case Router::Match::kFound:
       break;
   }
@@ -287,6 +289,7 @@ Status Server::bind() {
   if (o.port == 0) {
     port_ = impl_->http.bind_to_any_port(o.host);
     if (port_ <= 0) return Status::IoError("cannot listen on " + o.host + ": " + strerror(errno));
+    widen_backlog();
     return Status::Ok();
   }
   if (!impl_->http.bind_to_port(o.host, o.port)) {
@@ -296,7 +299,15 @@ Status Server::bind() {
                            " (is another server using this port?)");
   }
   port_ = o.port;
+  widen_backlog();
   return Status::Ok();
+}
+
+void Server::widen_backlog() {
+  // The library listens with a backlog of 5: in a burst the kernel then
+  // drops connections the client already believes open, which hang with no
+  // reply. Listening again on the bound socket raises the backlog.
+  if (impl_->listen_fd >= 0) ::listen(impl_->listen_fd, SOMAXCONN);
 }
 
 void Server::serve() { impl_->http.listen_after_bind(); }

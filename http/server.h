@@ -26,14 +26,14 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;
   size_t threads = 128;
-  size_t queue_max = 1024;            // connections waiting for a thread
+  size_t queue_max = 1024;  // connections waiting for a thread
   size_t body_limit_bytes = 1 << 20;
   int read_timeout_ms = 5000;
   int write_timeout_ms = 5000;
   int keep_alive_timeout_s = 5;
   size_t keep_alive_requests_max = 100000;
-  size_t live_streams_max = 16;       // concurrent /v1/events/live readers
-  std::string auth_tokens_path;       // empty: no authentication (loopback only)
+  size_t live_streams_max = 16;  // concurrent /v1/events/live readers
+  std::string auth_tokens_path;  // empty: no authentication (loopback only)
   ApiOptions api;
 };
 
@@ -53,6 +53,7 @@ class Server {
 
  private:
   struct Impl;
+  void widen_backlog();
   std::unique_ptr<Impl> impl_;
   int port_ = 0;
 };

@@ -6,6 +6,7 @@
 // finished jobs and released holds (written with the batch that finished
 // them) and a snapshot of the live state. A failed import removes what it
 // wrote: the folder was empty before.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -105,6 +106,18 @@ class Importer {
 Status Importer::add(EncodedEvent event) {
   const fb::Event* e = nullptr;
   if (Status s = decode_event(event.bytes, &e); !s.ok()) return s;
+  // The store checks this too, but only when a batch is appended: checked
+  // here, a break in the chain is named by its line.
+  const uint64_t previous = state_.last_seq;
+  if (e->seq() != previous + 1) {
+    return Status::Invalid("seq " + std::to_string(e->seq()) + " does not follow seq " +
+                           std::to_string(previous));
+  }
+  const auto* prev = e->prev_hash();
+  if (!std::equal(prev->begin(), prev->end(), state_.last_hash.begin())) {
+    return Status::Invalid("prev_hash of seq " + std::to_string(e->seq()) +
+                           " is not the hash of seq " + std::to_string(previous));
+  }
   if (event.stream_version > 1 && !in_memory(state_, event.stream)) {
     // Finished in an earlier batch: its history is in the store already.
     if (Status s = hydrate(store_, state_, event.stream, 0); !s.ok()) return s;

@@ -28,6 +28,20 @@ using timeline::attempt_state;
 using timeline::key_fields;
 using timeline::transition;
 
+// Column widths of a line: time (RFC 3339 with ms), delta, actor, then the
+// event. A note lines up under the event.
+constexpr int kTimeWidth = 24;
+constexpr int kDeltaWidth = 10;
+constexpr int kActorWidth = 10;
+constexpr int kColumnGap = 2;
+constexpr int kNoteIndent = kTimeWidth + kDeltaWidth + kActorWidth + 3 * kColumnGap;
+
+// The id in a stream name ("job/j1" -> "j1").
+std::string id_of(std::string_view stream) {
+  auto name = parse_stream(stream);
+  return name ? std::string(name->id) : std::string(stream);
+}
+
 struct TimelineOptions {
   std::string data;
   std::string entity;
@@ -38,13 +52,13 @@ class Printer {
  public:
   void line(int64_t at_ms, std::string_view actor, const std::string& text) {
     std::string delta = timeline::format_delta(printed_ ? at_ms - previous_ms_ : 0);
-    std::printf("%s  %10s  %-10.*s  %s\n", format_time_ms(at_ms).c_str(), delta.c_str(),
-                static_cast<int>(actor.size()), actor.data(), text.c_str());
+    std::printf("%s  %*s  %-*.*s  %s\n", format_time_ms(at_ms).c_str(), kDeltaWidth, delta.c_str(),
+                kActorWidth, static_cast<int>(actor.size()), actor.data(), text.c_str());
     previous_ms_ = at_ms;
     printed_ = true;
   }
   // A line that adds to the one above it (no time of its own).
-  void note(const std::string& text) { std::printf("%*s  %s\n", 48, "", text.c_str()); }
+  void note(const std::string& text) { std::printf("%*s%s\n", kNoteIndent, "", text.c_str()); }
 
  private:
   bool printed_ = false;
@@ -142,7 +156,7 @@ bool JobTimeline::visit(const fb::Event& e) {
   const int attempt = kind == Kind::kOwn ? attempt_of(e) : 0;
   const std::string before = attempt_state(world_, id_, attempt);
   const std::string holder_before = holder();
-  const std::string hold_id = kind == Kind::kHold ? e.stream()->str().substr(5) : "";
+  const std::string hold_id = kind == Kind::kHold ? id_of(e.stream()->string_view()) : "";
   const std::string hold_before = timeline::hold_state(world_, hold_id);
   const bool was_finished = own_finished();
   evolve(world_, e);
@@ -183,7 +197,7 @@ void JobTimeline::own_line(const fb::Event& e, const std::string& before,
 }
 
 void JobTimeline::other_job_line(const fb::Event& e, const std::string& holder_before) {
-  const std::string other(e.stream()->string_view().substr(4));
+  const std::string other = id_of(e.stream()->string_view());
   const std::string now = holder();
   std::string what;
   if (now == other && holder_before != other) {
@@ -199,7 +213,7 @@ void JobTimeline::other_job_line(const fb::Event& e, const std::string& holder_b
 }
 
 void JobTimeline::hold_line(const fb::Event& e, const std::string& before) {
-  const std::string hold(e.stream()->string_view().substr(5));
+  const std::string hold = id_of(e.stream()->string_view());
   out_.line(e.recorded_at_ms(), actor_of(e),
             with_fields(fmt::format("hold/{} {}: {}", hold, event_type_name(e.payload_type()),
                                     transition(before, timeline::hold_state(world_, hold))),
@@ -255,7 +269,7 @@ void JobTimeline::print_lease_windows() const {
 }
 
 int job_timeline(const EventStore& store, const std::string& stream) {
-  const std::string id = stream.substr(4);
+  const std::string id = id_of(stream);
   State own;
   std::string target;
   uint64_t first_seq = 0;

@@ -2,6 +2,8 @@
 // same key with the same request repeats the first reply and acts once; with
 // another request it is a 409; a 4xx first reply is kept, a 5xx is not; keys
 // outlive a restart.
+#include <atomic>
+#include <chrono>
 #include <set>
 #include <string>
 #include <thread>
@@ -20,6 +22,9 @@ uint32_t version_of(EventStore& store, const std::string& stream) {
   EXPECT_TRUE(store.stream_version(stream, &v).ok());
   return v;
 }
+
+// Long enough for a few threads to send their requests while it lasts.
+constexpr auto kSlowWrite = std::chrono::milliseconds(100);
 
 jobs::Claim claim_any(const std::string& token) { return jobs::Claim{"w", {}, 30, token}; }
 
@@ -117,14 +122,26 @@ TEST_F(Idempotency, AFiveHundredReplyIsNotKeptSoTheRetryRuns) {
   EXPECT_EQ(third.body, retried.body);
 }
 
-TEST_F(Idempotency, ConcurrentRepeatsOfOneKeyActOnceAndAllGetTheSameReply) {
-  // Given queued jobs and a slow disk, so the repeats share batches
+TEST_F(Idempotency, RepeatsOfOneKeyInOneBatchActOnceAndAllGetTheSameReply) {
+  // Given queued jobs, and a slow write in progress (the repeats sent
+  // meanwhile queue up and are decided together in the next batch, before
+  // the first of them is in the store)
   for (int i = 0; i < 4; ++i) {
     std::string id = "j" + std::to_string(i);
     ASSERT_EQ(run(h.engine(), enqueue_command(id, "k", "t-" + id)).status, 200);
   }
-  h.store().set_append_delay(std::chrono::milliseconds(2));
-  // When sixteen threads send the same keyed claim at once
+  h.store().set_append_delay(kSlowWrite);
+  std::atomic<bool> writing{false};
+  std::thread slow([&] {
+    Request r = command_request(enqueue_command("slow", "other", "t-slow"));
+    r.render = [&](const State& s, const Decision* d) {
+      writing = true;
+      return outcome_reply(s, d);
+    };
+    h.engine().execute(std::move(r));
+  });
+  while (!writing.load()) std::this_thread::yield();
+  // When sixteen threads send the same keyed claim meanwhile
   constexpr int kThreads = 16;
   std::vector<Reply> replies(kThreads);
   std::vector<std::thread> threads;
@@ -135,14 +152,16 @@ TEST_F(Idempotency, ConcurrentRepeatsOfOneKeyActOnceAndAllGetTheSameReply) {
     });
   }
   for (auto& t : threads) t.join();
+  slow.join();
   // Then all got one reply, and exactly one job was leased
   for (const auto& r : replies) {
     EXPECT_EQ(r.status, 200);
     EXPECT_EQ(r.body, replies[0].body);
   }
   int leased = 0;
-  for (int i = 0; i < 4; ++i)
-    leased += version_of(h.store(), job_stream("j" + std::to_string(i))) - 1;
+  for (int i = 0; i < 4; ++i) {
+    leased += static_cast<int>(version_of(h.store(), job_stream("j" + std::to_string(i)))) - 1;
+  }
   EXPECT_EQ(leased, 1);
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -153,6 +154,64 @@ TEST_F(LeaseExpiry, AHeartbeatKeepsTheLeaseAlive) {
   }
   // Then after 100 s it is still RUNNING
   EXPECT_EQ(job_view(h.engine(), "j")["state"], "RUNNING");
+}
+
+// Leases `n` jobs (one target each) for kLeaseS from several threads.
+void lease_many(Engine& e, int n) {
+  constexpr int kThreads = 8;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&e, n, t] {
+      for (int i = t; i < n; i += kThreads) {
+        std::string id = "j" + std::to_string(i);
+        ASSERT_EQ(run(e, enqueue_command(id, "k", "t-" + id)).status, 200);
+        ASSERT_NE(claimed_job(run(e, jobs::Claim{"w", {"k"}, kLeaseS, lease_token(id)})), "");
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+size_t count_in_state(Engine& e, jobs::AttemptState state) {
+  return inspect(e, [state](const State& s) {
+    auto it = s.jobs.count_by_state.find(jobs::to_string(state));
+    return it == s.jobs.count_by_state.end() ? size_t{0} : it->second;
+  });
+}
+
+TEST_F(LeaseExpiry, OneTickExpiresAtMostItsShareAndTheNextTheRest) {
+  // Given more leases due at once than one expiry command takes
+  const int n = static_cast<int>(jobs::kExpiriesPerCommandMax) + 44;
+  lease_many(h.engine(), n);
+  h.clock.advance_ms((kLeaseS + 1) * kMsPerS);
+  // When the timer fires once
+  h.engine().tick();
+  // Then exactly kExpiriesPerCommandMax were expired, and the rest are still due
+  EXPECT_EQ(count_in_state(h.engine(), jobs::AttemptState::kQueued), jobs::kExpiriesPerCommandMax);
+  EXPECT_EQ(count_in_state(h.engine(), jobs::AttemptState::kLeased),
+            static_cast<size_t>(n) - jobs::kExpiriesPerCommandMax);
+  // When it fires again, the rest are expired
+  h.engine().tick();
+  EXPECT_EQ(count_in_state(h.engine(), jobs::AttemptState::kQueued), static_cast<size_t>(n));
+}
+
+TEST(LeaseExpiryTimer, TheTimerKeepsExpiringWhileLeasesAreStillDue) {
+  // Given an engine with its timers on, and more leases than one expiry takes
+  EngineOptions o = test_engine_options();
+  o.timers = true;
+  EngineHarness h(o);
+  const int n = static_cast<int>(jobs::kExpiriesPerCommandMax) * 2 + 10;
+  lease_many(h.engine(), n);
+  // When they all come due at once
+  h.clock.advance_ms((kLeaseS + 1) * kMsPerS);
+  // Then the timer expires every one of them without a request (polled for up to 10 s)
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (count_in_state(h.engine(), jobs::AttemptState::kQueued) < static_cast<size_t>(n) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(count_in_state(h.engine(), jobs::AttemptState::kQueued), static_cast<size_t>(n));
+  EXPECT_EQ(count_in_state(h.engine(), jobs::AttemptState::kLeased), 0u);
 }
 
 TEST(LeaseExpiryTimer, TheEngineTimerRecordsAnExpiredLeaseOnItsOwn) {

@@ -2,10 +2,8 @@
 #include "tests/engine/random_driver.h"
 
 #include <algorithm>
-#include <array>
 #include <functional>
 #include <initializer_list>
-#include <numeric>
 #include <tuple>
 
 #include "tests/engine/state_digest.h"
@@ -43,9 +41,47 @@ enum Op : uint8_t {
   kOpCount
 };
 
-// How often each Op is chosen, relative to the others.
-constexpr std::array<int, kOpCount> kWeights = {4, 8, 3, 2, 4, 6, 6, 3, 3, 2, 2, 3, 3,
-                                                2,  2, 1, 3, 1, 3, 2, 1, 2, 4, 6, 30};
+// How often each Op is chosen, relative to the others. Advancing jobs on
+// their happy path weighs most, so many run through whole lifecycles.
+int weight(Op op) {
+  switch (op) {
+    case kAdvance:
+      return 30;
+    case kClaim:
+      return 8;
+    case kStepStart:
+    case kStepDone:
+    case kTick:
+      return 6;
+    case kEnqueue:
+    case kStart:
+    case kHoldRelease:
+      return 4;
+    case kHeartbeat:
+    case kStepFail:
+    case kCancel:
+    case kReattach:
+    case kRerun:
+    case kConnectorSync:
+    case kConnectorProgress:
+      return 3;
+    case kRelease:
+    case kCancelAck:
+    case kOutcomeUnknown:
+    case kConnectorCreate:
+    case kConnectorUpdate:
+    case kConnectorSucceeded:
+    case kHoldPlace:
+      return 2;
+    case kConnectorDelete:
+    case kConnectorAbort:
+    case kConnectorFailed:
+      return 1;
+    case kOpCount:
+      return 0;
+  }
+  return 0;
+}
 
 const std::vector<std::string> kKinds = {"a", "b", "c"};
 const std::vector<std::string> kTargets = {"t0", "t1", "t2", "t3", "t4", "t5"};
@@ -57,6 +93,10 @@ const std::vector<std::string> kDocuments = {"d0", "d1", "d2", "d3", "d4", "d5"}
 // What a refused command may still record (domain.md invariant 6): an
 // ignored sync report, and the cancellation a refused start or step enforces.
 const std::set<std::string> kRecordedWithRefusal = {"SyncReportIgnored", "AttemptCancelled"};
+// Shares of commands sent with an idempotency key, and of steps that send
+// an earlier keyed request again.
+constexpr int kKeyedPercent = 10;
+constexpr int kRepeatPercent = 3;
 
 struct JobInfo {
   std::string id, kind, target, state, handle, running_step, first_pending;
@@ -172,7 +212,8 @@ struct RandomDriver::World {
   std::vector<HoldInfo> holds;
 };
 
-RandomDriver::RandomDriver(EngineHarness& h, uint64_t seed) : h_(h), rng_(seed) {}
+RandomDriver::RandomDriver(EngineHarness& h, uint64_t seed, int fault_percent)
+    : h_(h), rng_(seed), fault_percent_(fault_percent) {}
 
 RandomDriver::World RandomDriver::observe() {
   return inspect(h_.engine(), [](const State& s) {
@@ -210,10 +251,14 @@ Command RandomDriver::enqueue() {
   }
   c.max_attempts = 1 + static_cast<int>(below(3));
   c.priority = static_cast<int>(below(3)) - 1;
-  if (chance(20))
+  if (chance(20)) {
     c.not_before_ms = h_.clock.now_ms() + 1000 * (1 + static_cast<int64_t>(below(60)));
-  if (chance(5) && !job_ids_.empty()) c.id = one_of(job_ids_);  // a repeat
-  job_ids_.push_back(c.id);
+  }
+  if (chance(5) && !job_ids_.empty()) {
+    c.id = one_of(job_ids_);  // an id already taken
+  } else {
+    job_ids_.push_back(c.id);
+  }
   return c;
 }
 
@@ -232,9 +277,9 @@ Command RandomDriver::job_command(const World& w, int op) {
     case kRerun: {
       std::vector<std::string> gone;
       for (const auto& id : job_ids_) {
-        bool live =
+        bool in_memory =
             std::any_of(w.jobs.begin(), w.jobs.end(), [&](const JobInfo& j) { return j.id == id; });
-        if (!live) gone.push_back(id);
+        if (!in_memory) gone.push_back(id);
       }
       std::string id =
           !gone.empty() && chance(80) ? one_of(gone) : pick_job(w.jobs, live, job_ids_, rng_);
@@ -407,38 +452,75 @@ Command RandomDriver::advance(const World& w) {
 }
 
 Command RandomDriver::choose(const World& w) {
-  int total = std::accumulate(kWeights.begin(), kWeights.end(), 0);
+  int total = 0;
+  for (int op = 0; op < kOpCount; ++op) total += weight(static_cast<Op>(op));
   int roll = static_cast<int>(below(total));
   int op = 0;
-  while (roll >= kWeights[op]) roll -= kWeights[op++];
+  while (roll >= weight(static_cast<Op>(op))) roll -= weight(static_cast<Op>(op++));
   if (op == kAdvance) return advance(w);
   if (op <= kRerun) return job_command(w, op);
   if (op <= kConnectorFailed) return connector_command(w, op);
   if (op <= kHoldRelease) return hold_command(w, op);
-  // A tick: the clock jumps, then the engine's timer commands run.
+  // A tick: the clock jumps, then one of the commands the engine's timer sends.
   h_.clock.advance_ms(one_of(kClockJumpsMs));
   if (chance(50)) return connectors::RunSchedule{};
   return jobs::ExpireLeases{};
 }
 
 std::string RandomDriver::step() {
+  if (!keyed_.empty() && chance(kRepeatPercent)) return repeat_keyed();
   World w = observe();
   Command c = choose(w);
   last_ = describe(c);
   bool system = std::holds_alternative<jobs::ExpireLeases>(c) ||
                 std::holds_alternative<connectors::RunSchedule>(c);
-  Request r = command_request(c);
+  std::string key;
+  if (!system && chance(kKeyedPercent)) key = "key-" + std::to_string(keyed_.size());
+  Request r = key.empty() ? command_request(c) : keyed_request(c, key, last_);
   if (system) r.actor = "system";
+  bool fault = fault_percent_ > 0 && chance(fault_percent_);
   uint64_t seq_before = h_.store().last_seq();
+  if (fault) h_.faults().fail_all_appends(true);
   Reply reply = h_.engine().execute(std::move(r));
-  ++commands_;
-  std::string code = reply.status >= 400 ? "/" + body_json(reply).value("code", "?") : "";
-  ++outcomes_[command_name(c)][std::to_string(reply.status) + code];
-  std::string err = check_reply(c, reply, seq_before);
+  if (fault) h_.faults().fail_all_appends(false);
+  count(c, reply);
+  std::string err = check_reply(reply, seq_before, fault);
   if (!err.empty()) return last_ + ": " + err;
+  if (!key.empty() && reply.status < 500) keyed_.push_back({key, c, last_, reply});
   learn(c, reply);
   err = check_state();
   return err.empty() ? "" : last_ + ": " + err;
+}
+
+// Invariant 7: the same key and request again gets the first reply and acts
+// on nothing; the key with another request is refused as reused.
+std::string RandomDriver::repeat_keyed() {
+  const Keyed& k = one_of(keyed_);
+  bool other = chance(20);
+  last_ = (other ? "another request with " : "repeat of ") + k.key + " (" + k.text + ")";
+  uint64_t seq_before = h_.store().last_seq();
+  Reply reply =
+      h_.engine().execute(keyed_request(k.command, k.key, other ? k.text + "#2" : k.text));
+  ++commands_;
+  ++outcomes_[other ? "key.reused" : "key.repeat"][std::to_string(reply.status)];
+  if (h_.store().last_seq() != seq_before) return last_ + ": appended events";
+  if (other) {
+    if (reply.status == 409 && body_json(reply).value("code", "") == "idempotency_key_reused") {
+      return "";
+    }
+    return last_ + ": expected 409 idempotency_key_reused, got " + std::to_string(reply.status);
+  }
+  if (reply.status != k.reply.status || reply.body != k.reply.body) {
+    return last_ + ": expected " + std::to_string(k.reply.status) + " " + k.reply.body + ", got " +
+           std::to_string(reply.status) + " " + reply.body;
+  }
+  return "";
+}
+
+void RandomDriver::count(const Command& c, const Reply& r) {
+  ++commands_;
+  std::string code = r.status >= 400 ? "/" + body_json(r).value("code", "?") : "";
+  ++outcomes_[command_name(c)][std::to_string(r.status) + code];
 }
 
 std::string RandomDriver::coverage() const {
@@ -452,7 +534,12 @@ std::string RandomDriver::coverage() const {
   return out;
 }
 
-std::string RandomDriver::check_reply(const Command& /*c*/, const Reply& r, uint64_t seq_before) {
+std::string RandomDriver::check_reply(const Reply& r, uint64_t seq_before, bool fault) {
+  if (fault && r.status == 503) {
+    // The write failed: nothing of the command may be in the log.
+    if (h_.store().last_seq() != seq_before) return "failed write, yet the log grew";
+    return "";
+  }
   if (r.status >= 500) return "server error " + std::to_string(r.status) + " " + r.body;
   if (r.status < 400) return "";
   std::string bad;

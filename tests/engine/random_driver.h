@@ -6,8 +6,13 @@
 // from the current state so most are meaningful, with a share of wrong
 // tokens, wrong steps, unknown ids and missing evidence mixed in.
 //
+// A share of commands carry idempotency keys, and earlier keyed requests are
+// sent again (same request: the first reply, no effect; another request:
+// 409). With `fault_percent`, that share of commands meets a failed write.
+//
 // After every command it checks what must hold at every moment
-// (domain.md section 4): no 5xx, invariant 1 (one LEASED/RUNNING attempt per
+// (domain.md section 4): no 5xx but the 503 of a failed write (which leaves
+// nothing in the log), invariant 1 (one LEASED/RUNNING attempt per
 // target, holder index exact), invariant 2 (a terminal attempt never
 // changes, attempt numbers are 1..n), invariant 6 (a refusal records nothing
 // but an ignored sync report or the cancellation it enforces).
@@ -28,7 +33,7 @@ namespace runledger::testing {
 
 class RandomDriver {
  public:
-  RandomDriver(EngineHarness& h, uint64_t seed);
+  RandomDriver(EngineHarness& h, uint64_t seed, int fault_percent = 0);
 
   // Runs one random command and checks it. Returns an empty string, or what
   // went wrong (with the command).
@@ -52,7 +57,9 @@ class RandomDriver {
   // The next step of a random live job on its happy path (claim, start,
   // step start/done, reattach), so jobs run through whole lifecycles.
   Command advance(const World& w);
-  std::string check_reply(const Command& c, const Reply& r, uint64_t seq_before);
+  std::string repeat_keyed();
+  void count(const Command& c, const Reply& r);
+  std::string check_reply(const Reply& r, uint64_t seq_before, bool fault);
   std::string check_state();
   void learn(const Command& c, const Reply& r);
 
@@ -65,15 +72,24 @@ class RandomDriver {
   std::string token_for(const std::string& job);
   std::string fresh_token() { return lease_token(std::to_string(rng_())); }
 
+  struct Keyed {
+    std::string key;
+    Command command;
+    std::string text;  // what the fingerprint covers
+    Reply reply;       // the first reply
+  };
+
   EngineHarness& h_;
   std::mt19937_64 rng_;
+  int fault_percent_;
+  std::vector<Keyed> keyed_;
   std::string last_;
   size_t commands_ = 0;
   int next_job_ = 0;
   int next_connector_ = 0;
   int next_hold_ = 0;
-  std::vector<std::string> job_ids_;           // every job ever enqueued
-  std::vector<std::string> connector_ids_;     // every connector ever created
+  std::vector<std::string> job_ids_;        // every job ever enqueued
+  std::vector<std::string> connector_ids_;  // every connector ever created
   // command name -> status (with the error code) -> count
   std::map<std::string, std::map<std::string, int>> outcomes_;
   std::map<std::string, std::string> tokens_;  // job -> the token it was last leased with

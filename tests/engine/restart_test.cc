@@ -76,6 +76,22 @@ TEST(Restart, SnapshotPlusTailEqualsAFullReplay) {
   EXPECT_TRUE(same_state(full, after));
 }
 
+TEST(Restart, AfterARestartThatFoldedATailACleanShutdownLeavesNothingToFold) {
+  // Given an engine that stopped without its final snapshot, after a workload
+  EngineHarness h;
+  ASSERT_EQ(run_mixed_workload(h.engine(), h.clock, "w-"), "");
+  h.faults().fail_all_appends(true);
+  h.reopen();
+  ASSERT_GT(h.engine().load_report().replayed, 0u);
+  auto before = engine_digest(h.engine());
+  // When it is shut down cleanly, having taken no command, and started again
+  h.reopen();
+  // Then the shutdown wrote a snapshot of what it had folded: nothing to fold now
+  EXPECT_EQ(h.engine().load_report().snapshot_seq, h.store().last_seq());
+  EXPECT_EQ(h.engine().load_report().replayed, 0u);
+  EXPECT_TRUE(same_state(before, engine_digest(h.engine())));
+}
+
 TEST(Restart, EverySnapshotTheEngineWroteFoldsToTheSameStateAsTheLogUpToIt) {
   // Given an engine that snapshots every few events
   EngineOptions o = test_engine_options();

@@ -2,6 +2,9 @@
 // commands of the failed batch get 503 and leave nothing in the log, the
 // engine rebuilds its state from the log (no half-applied command stays in
 // memory), takes writes again, and its state equals a replay of the log.
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -165,6 +168,43 @@ TEST(WriteFailure, WhileTheDiskRefusesWritesReadsGoOnAndWritesResumeAfter) {
   ASSERT_TRUE(h.store().get_view(job_stream("a"), &view).ok());
   EXPECT_EQ(nlohmann::json::parse(view)["state"], "CANCELLED");
   EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
+}
+
+TEST(RendererFailure, ACommandWhoseReplyCannotBeRenderedIsUndoneWhole) {
+  // Given a queued job
+  EngineHarness h;
+  ASSERT_EQ(run(h.engine(), enqueue_command("a", "k", "t-a")).status, 200);
+  uint64_t seq = h.store().last_seq();
+  // When a claim is decided and folded but its reply cannot be rendered
+  Request r = command_request(jobs::Claim{"w", {}, 30, lease_token("x")});
+  r.render = [](const State&, const Decision*) -> Reply {
+    throw std::runtime_error("renderer failed");
+  };
+  Reply reply = h.engine().execute(std::move(r));
+  // Then it gets 503, nothing was written, and memory was rebuilt from the log
+  EXPECT_EQ(reply.status, 503);
+  EXPECT_EQ(h.store().last_seq(), seq);
+  EXPECT_EQ(job_state(h.engine(), "a"), "QUEUED");
+  EXPECT_TRUE(h.engine().writable());
+  EXPECT_EQ(claimed_job(run(h.engine(), jobs::Claim{"w", {}, 30, lease_token("y")})), "a");
+}
+
+TEST(RendererFailureDeathTest, AReadWhoseRendererThrowsGetsAnErrorAndTheEngineGoesOn) {
+  // Run in a child process: if the engine dies, only the child does.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        EngineHarness h;
+        // Given an engine, when a read's renderer throws
+        Reply r = h.engine().read([](const State&, const Decision*) -> Reply {
+          throw std::runtime_error("renderer failed");
+        });
+        // Then the read gets a 5xx reply, and the engine still takes commands
+        bool ok = r.status >= 500 && run(h.engine(), enqueue_command("a", "k", "t")).status == 200;
+        std::fprintf(stderr, "read status %d\n", r.status);
+        std::exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "read status 5");
 }
 
 TEST(WriteFailure, AFailedWriteWithASnapshotDueLeavesStateEqualToTheLog) {

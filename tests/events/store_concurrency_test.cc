@@ -23,12 +23,15 @@ int read_once(const EventStore& store, uint64_t* last_seen) {
   const uint64_t last = store.last_seq();
   wrong += last < *last_seen ? 1 : 0;  // last_seq never goes back
   *last_seen = last;
-  uint64_t n = 0;
-  Status s = store.read_range(0, last, [&](const fb::Event& e, std::string_view) {
-    wrong += e.seq() == ++n ? 0 : 1;
-    return true;
-  });
-  wrong += s.ok() && n == last ? 0 : 1;  // all of it is readable once announced
+  // until = 0 means "to the end", so an empty log has no prefix to bound.
+  if (last > 0) {
+    uint64_t n = 0;
+    Status s = store.read_range(0, last, [&](const fb::Event& e, std::string_view) {
+      wrong += e.seq() == ++n ? 0 : 1;
+      return true;
+    });
+    wrong += s.ok() && n == last ? 0 : 1;  // all of it is readable once announced
+  }
   uint32_t v = 0;
   Status rs = store.read_stream("job/1", 0, [&](const fb::Event& e, std::string_view) {
     wrong += e.stream_version() == ++v ? 0 : 1;
@@ -40,7 +43,7 @@ int read_once(const EventStore& store, uint64_t* last_seen) {
   return wrong;
 }
 
-TEST(StoreConcurrency, DISABLED_ReadersSeeAGaplessPrefixWhileOneThreadAppends) {
+TEST(StoreConcurrency, ReadersSeeAGaplessPrefixWhileOneThreadAppends) {
   TempDir dir;
   auto store = open_store(dir.path());
   LogBuilder log;

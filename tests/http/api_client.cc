@@ -87,8 +87,7 @@ std::vector<nlohmann::json> ApiClient::all_events() {
     ApiReply r = get("/v1/events?after=" + std::to_string(after) +
                      "&limit=" + std::to_string(kEventsPageMax));
     if (r.status != 200 || !r.json.is_object()) {
-      ADD_FAILURE() << "GET /v1/events failed: " << r.status << " " << r.transport << " "
-                    << r.body;
+      ADD_FAILURE() << "GET /v1/events failed: " << r.status << " " << r.transport << " " << r.body;
       return out;
     }
     const auto& page = r.json.at("events");
@@ -100,9 +99,9 @@ std::vector<nlohmann::json> ApiClient::all_events() {
 
 ::testing::AssertionResult IsStatus(const ApiReply& r, int status) {
   if (r.status != status) {
-    return ::testing::AssertionFailure() << "expected HTTP " << status << ", got " << r.status
-                                         << (r.status == 0 ? " (" + r.transport + ")" : "")
-                                         << ": " << r.body;
+    return ::testing::AssertionFailure()
+           << "expected HTTP " << status << ", got " << r.status
+           << (r.status == 0 ? " (" + r.transport + ")" : "") << ": " << r.body;
   }
   if (!r.body.empty() && r.json.is_discarded()) {
     return ::testing::AssertionFailure() << "HTTP " << status << " body is not JSON: " << r.body;

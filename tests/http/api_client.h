@@ -20,10 +20,10 @@ class Client;
 namespace runledger::testing {
 
 struct ApiReply {
-  int status = 0;          // 0: no HTTP reply at all (connection failed)
-  std::string body;        // raw
-  nlohmann::json json;     // the body parsed; discarded (is_discarded) when not JSON
-  std::string transport;   // why there was no reply, when status is 0
+  int status = 0;         // 0: no HTTP reply at all (connection failed)
+  std::string body;       // raw
+  nlohmann::json json;    // the body parsed; discarded (is_discarded) when not JSON
+  std::string transport;  // why there was no reply, when status is 0
   std::vector<std::pair<std::string, std::string>> headers;
   // A response header's value ("" when absent); names match case-blind.
   std::string header(const std::string& name) const;
@@ -45,10 +45,8 @@ class ApiClient {
   ApiReply get(const std::string& path, const Headers& headers = {});
   ApiReply post(const std::string& path, const nlohmann::json& body, const Headers& headers = {});
   // The body sent byte for byte (malformed JSON, empty bodies).
-  ApiReply post_raw(const std::string& path, const std::string& body,
-                    const Headers& headers = {});
-  ApiReply patch(const std::string& path, const nlohmann::json& body,
-                 const Headers& headers = {});
+  ApiReply post_raw(const std::string& path, const std::string& body, const Headers& headers = {});
+  ApiReply patch(const std::string& path, const nlohmann::json& body, const Headers& headers = {});
   ApiReply del(const std::string& path, const Headers& headers = {});
   ApiReply send(const std::string& method, const std::string& path, const std::string& body,
                 const Headers& headers);

@@ -18,20 +18,20 @@ using nlohmann::json;
 
 constexpr size_t kStepsTooMany = 10000;
 constexpr size_t kIdCharsMax = 128;
+constexpr size_t kHugeTokenChars = 100'000;
 
 struct BadRequest {
   std::string what;  // the scenario, for the failure message
   std::string method;
   std::string path;
-  std::string body;  // raw JSON text ("" for GET)
-  std::string code;  // expected `code`
+  std::string body;   // raw JSON text ("" for GET)
+  std::string code;   // expected `code`
   std::string field;  // the field the reply must name
 };
 
 BadRequest post(std::string what, std::string path, const json& body, std::string code,
                 std::string field) {
-  return {std::move(what), "POST", std::move(path), body.dump(), std::move(code),
-          std::move(field)};
+  return {std::move(what), "POST", std::move(path), body.dump(), std::move(code), std::move(field)};
 }
 
 class BadInputTest : public ServerTest {
@@ -43,8 +43,8 @@ class BadInputTest : public ServerTest {
     ApiReply claimed = claim(client(), "w1", "k");
     ASSERT_TRUE(IsStatus(claimed, 200));
     token_ = token_of(claimed);
-    ASSERT_TRUE(IsStatus(worker_call(client(), "j1", "start", token_, {{"execution_handle", "h1"}}),
-                         200));
+    ASSERT_TRUE(
+        IsStatus(worker_call(client(), "j1", "start", token_, {{"execution_handle", "h1"}}), 200));
     ASSERT_TRUE(IsStatus(client().post("/v1/connectors", {{"id", "c1"}, {"name", "Shop"}}), 201));
     ApiReply sync = client().post("/v1/connectors/c1/sync", json::object());
     ASSERT_TRUE(IsStatus(sync, 202));
@@ -85,15 +85,14 @@ TEST_F(BadInputTest, MissingFieldsAreNamed) {
       post("connector without name", "/v1/connectors", {{"id", "c2"}}, "missing_field", "name"),
       post("sync failure without error", "/v1/connectors/c1/syncs/" + sync_id_ + "/failed",
            json::object(), "missing_field", "error"),
-      post("hold without reason", "/v1/holds",
-           {{"target", "t9"}, {"kind", "RESULT_UNKNOWN"}}, "missing_field", "reason"),
+      post("hold without reason", "/v1/holds", {{"target", "t9"}, {"kind", "RESULT_UNKNOWN"}},
+           "missing_field", "reason"),
   });
 }
 
 TEST_F(BadInputTest, WrongTypesAreNamed) {
   expect_all_refused({
-      post("kind as a number", "/v1/jobs", {{"kind", 5}, {"target", "t"}}, "invalid_field",
-           "kind"),
+      post("kind as a number", "/v1/jobs", {{"kind", 5}, {"target", "t"}}, "invalid_field", "kind"),
       post("plan as a string", "/v1/jobs", {{"kind", "k"}, {"target", "t"}, {"plan", "FETCH"}},
            "invalid_field", "plan"),
       post("plan holding a number", "/v1/jobs",
@@ -105,8 +104,8 @@ TEST_F(BadInputTest, WrongTypesAreNamed) {
            {{"kind", "k"}, {"target", "t"}, {"priority", true}}, "invalid_field", "priority"),
       post("kinds as a string", "/v1/jobs/claim", {{"worker", "w"}, {"kinds", "k"}},
            "invalid_field", "kinds"),
-      post("token as a number", "/v1/jobs/j1/heartbeat", {{"lease_token", 12345}},
-           "invalid_field", "lease_token"),
+      post("token as a number", "/v1/jobs/j1/heartbeat", {{"lease_token", 12345}}, "invalid_field",
+           "lease_token"),
       post("retryable as a string", "/v1/jobs/j1/steps/FETCH/failed",
            {{"lease_token", token_}, {"error", "boom"}, {"retryable", "yes"}}, "invalid_field",
            "retryable"),
@@ -128,8 +127,8 @@ TEST_F(BadInputTest, UnknownFieldsAreNamed) {
            "lease_ms"),
       post("heartbeat", "/v1/jobs/j1/heartbeat", {{"lease_token", token_}, {"force", true}},
            "unknown_field", "force"),
-      post("connector", "/v1/connectors", {{"name", "n"}, {"status", "active"}},
-           "unknown_field", "status"),
+      post("connector", "/v1/connectors", {{"name", "n"}, {"status", "active"}}, "unknown_field",
+           "status"),
       post("report documents", "/v1/connectors/c1/syncs/" + sync_id_ + "/progress",
            {{"documents", {{"deleted", json::array()}}}}, "unknown_field", "documents.deleted"),
       post("hold", "/v1/holds",
@@ -152,8 +151,8 @@ TEST_F(BadInputTest, OutOfRangeAndHugeNumbersAreRefused) {
            "max_attempts"),
       post("max_attempts not whole", "/v1/jobs", job("max_attempts", 2.5), "invalid_field",
            "max_attempts"),
-      post("priority huge", "/v1/jobs", job("priority", 1'000'000'000'000'000LL),
-           "invalid_field", "priority"),
+      post("priority huge", "/v1/jobs", job("priority", 1'000'000'000'000'000LL), "invalid_field",
+           "priority"),
       post("priority past uint64", "/v1/jobs", job("priority", 18446744073709551615ULL),
            "invalid_field", "priority"),
       {"priority past any integer", "POST", "/v1/jobs",
@@ -164,8 +163,8 @@ TEST_F(BadInputTest, OutOfRangeAndHugeNumbersAreRefused) {
            "invalid_field", "lease_s"),
       post("lease_s negative", "/v1/jobs/j1/heartbeat", {{"lease_token", token_}, {"lease_s", -5}},
            "invalid_field", "lease_s"),
-      post("schedule 0", "/v1/connectors", {{"name", "n"}, {"sync_schedule_s", 0}},
-           "invalid_field", "sync_schedule_s"),
+      post("schedule 0", "/v1/connectors", {{"name", "n"}, {"sync_schedule_s", 0}}, "invalid_field",
+           "sync_schedule_s"),
       post("schedule negative", "/v1/connectors", {{"name", "n"}, {"sync_schedule_s", -60}},
            "invalid_field", "sync_schedule_s"),
       post("exit code past int32", "/v1/jobs/j1/reattach",
@@ -183,8 +182,8 @@ TEST_F(BadInputTest, BadTimesAreRefused) {
       post("words", "/v1/jobs", at("yesterday"), "invalid_field", "not_before"),
       post("month 13", "/v1/jobs", at("2026-13-01T00:00:00Z"), "invalid_field", "not_before"),
       post("30 February", "/v1/jobs", at("2026-02-30T00:00:00Z"), "invalid_field", "not_before"),
-      post("29 February of a common year", "/v1/jobs", at("2027-02-29T00:00:00Z"),
-           "invalid_field", "not_before"),
+      post("29 February of a common year", "/v1/jobs", at("2027-02-29T00:00:00Z"), "invalid_field",
+           "not_before"),
       post("hour 24", "/v1/jobs", at("2026-11-29T24:00:00Z"), "invalid_field", "not_before"),
       post("no zone", "/v1/jobs", at("2026-11-29T21:08:10"), "invalid_field", "not_before"),
       post("a date alone", "/v1/jobs", at("2026-11-29"), "invalid_field", "not_before"),
@@ -197,8 +196,8 @@ TEST_F(BadInputTest, UnknownEnumValuesAreRefused) {
       post("outcome kind", "/v1/jobs/j1/outcome-unknown",
            {{"lease_token", token_}, {"kind", "MAYBE"}}, "invalid_field", "kind"),
       post("reattach observation", "/v1/jobs/j1/reattach",
-           {{"worker", "w"}, {"execution_handle", "h1"}, {"observed", "zombie"}},
-           "invalid_field", "observed"),
+           {{"worker", "w"}, {"execution_handle", "h1"}, {"observed", "zombie"}}, "invalid_field",
+           "observed"),
       post("hold kind", "/v1/holds", {{"target", "t"}, {"kind", "SOMETIMES"}, {"reason", "r"}},
            "invalid_field", "kind"),
       post("hold outcome", "/v1/holds/h-any/release",
@@ -206,8 +205,8 @@ TEST_F(BadInputTest, UnknownEnumValuesAreRefused) {
            "outcome"),
       {"connector status", "PATCH", "/v1/connectors/c1", R"({"status": "sleeping"})",
        "invalid_field", "status"},
-      {"status only the engine sets: error", "PATCH", "/v1/connectors/c1",
-       R"({"status": "error"})", "invalid_field", "status"},
+      {"status only the engine sets: error", "PATCH", "/v1/connectors/c1", R"({"status": "error"})",
+       "invalid_field", "status"},
       {"status only the engine sets: deleting", "PATCH", "/v1/connectors/c1",
        R"({"status": "deleting"})", "invalid_field", "status"},
   });
@@ -230,12 +229,12 @@ TEST_F(BadInputTest, LeaseTokensOfTheWrongShapeAreRefused) {
            "lease_token"),
       post("one too long", "/v1/jobs/j1/heartbeat", {{"lease_token", token_ + "0"}},
            "invalid_field", "lease_token"),
-      post("one too short", "/v1/jobs/j1/steps/FETCH/start",
-           {{"lease_token", token_.substr(1)}}, "invalid_field", "lease_token"),
+      post("one too short", "/v1/jobs/j1/steps/FETCH/start", {{"lease_token", token_.substr(1)}},
+           "invalid_field", "lease_token"),
       post("right length, not hex", "/v1/jobs/j1/heartbeat",
            {{"lease_token", std::string(32, 'z')}}, "invalid_field", "lease_token"),
       post("empty", "/v1/jobs/j1/release", {{"lease_token", ""}}, "invalid_field", "lease_token"),
-      post("huge", "/v1/jobs/j1/cancel-ack", {{"lease_token", std::string(100000, 'a')}},
+      post("huge", "/v1/jobs/j1/cancel-ack", {{"lease_token", std::string(kHugeTokenChars, 'a')}},
            "invalid_field", "lease_token"),
   });
   // The real token still works: the refusals above did not touch the lease.
@@ -252,8 +251,8 @@ TEST_F(BadInputTest, InvalidIdsAreRefused) {
       post("a slash", "/v1/jobs", job("a/b"), "invalid_field", "id"),
       post("not ASCII", "/v1/jobs", job("na\xc3\xafve"), "invalid_field", "id"),
       post("a number", "/v1/jobs", job(7), "invalid_field", "id"),
-      post("connector id", "/v1/connectors", {{"id", "semi;colon"}, {"name", "n"}},
-           "invalid_field", "id"),
+      post("connector id", "/v1/connectors", {{"id", "semi;colon"}, {"name", "n"}}, "invalid_field",
+           "id"),
       post("hold's job id", "/v1/holds",
            {{"target", "t"}, {"kind", "RESULT_UNKNOWN"}, {"reason", "r"}, {"job", "bad id"}},
            "invalid_field", "job"),

@@ -47,14 +47,12 @@ TEST_F(BodyLimitTest, ContentLengthOverTheLimitIs413BeforeTheBodyIsSent) {
 
   RawConnection conn(server().port(), deadline_in(kReplyWait));
   ASSERT_TRUE(conn.connected()) << conn.connect_errno();
-  const std::string head = request_head(
-      "POST", "/v1/jobs",
-      "Content-Type: application/json\r\nContent-Length: " + std::to_string(kBodyLimitBytes + 1) +
-          "\r\n");
+  const std::string head = request_head("POST", "/v1/jobs",
+                                        "Content-Type: application/json\r\nContent-Length: " +
+                                            std::to_string(kBodyLimitBytes + 1) + "\r\n");
   ASSERT_TRUE(conn.send_all(head, deadline_in(kReplyWait)));
   std::string response;
-  EXPECT_EQ(conn.read_response(&response, deadline_in(kReplyWait)),
-            RawConnection::ReadEnd::kDone)
+  EXPECT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone)
       << response;
 
   EXPECT_EQ(status_of(response), 413) << response;
@@ -85,8 +83,7 @@ TEST_F(BodyLimitTest, ChunkedBodyUnderTheLimitIsRead) {
   request += chunk(body.substr(0, 10)) + chunk(body.substr(10)) + "0\r\n\r\n";
   ASSERT_TRUE(conn.send_all(request, deadline_in(kReplyWait)));
   std::string response;
-  EXPECT_EQ(conn.read_response(&response, deadline_in(kReplyWait)),
-            RawConnection::ReadEnd::kDone);
+  EXPECT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
 
   EXPECT_EQ(status_of(response), 201) << response;
   EXPECT_EQ(job_view(client(), "chunked").value("state", ""), "QUEUED");
@@ -111,8 +108,7 @@ TEST_F(BodyLimitTest, ChunkedBodyOverTheLimitIs413AndTheServerKeepsServing) {
   }
   ASSERT_TRUE(conn.send_all("1\r\n ", deadline_in(kReplyWait)));
   std::string response;
-  EXPECT_EQ(conn.read_response(&response, deadline_in(kReplyWait)),
-            RawConnection::ReadEnd::kDone)
+  EXPECT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone)
       << response.substr(0, 500);
 
   EXPECT_EQ(status_of(response), 413) << response.substr(0, 500);

@@ -16,6 +16,7 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kLastErrorCharsMax = 500;
+constexpr size_t kLastErrorSentBytes = 1'000'000;  // "a last_error of 1 MB"
 
 class ConnectorFlowTest : public ServerTest {
  protected:
@@ -163,8 +164,8 @@ TEST_F(ConnectorFlowTest, ReportsOfASupersededSyncAreFencedBySyncId) {
 
 TEST_F(ConnectorFlowTest, DeleteIs202ThenNotFoundWhileItsEventsStayReadable) {
   const std::string sync_id = sync();
-  ASSERT_TRUE(IsStatus(report(sync_id, "succeeded", {{"documents", {{"indexed", {"d1", "d2"}}}}}),
-                       200));
+  ASSERT_TRUE(
+      IsStatus(report(sync_id, "succeeded", {{"documents", {{"indexed", {"d1", "d2"}}}}}), 200));
 
   ApiReply deleted = client().del("/v1/connectors/c1");
   ASSERT_TRUE(IsStatus(deleted, 202));
@@ -186,7 +187,7 @@ TEST_F(ConnectorFlowTest, LastErrorOfOneMegabyteIsStoredCutTo500Characters) {
   // rather than by characters would both split one and keep too few.
   const std::string two_bytes = "\xc3\xa9";  // é
   std::string text = "a";
-  while (text.size() < 1'000'000) text += two_bytes;
+  while (text.size() < kLastErrorSentBytes) text += two_bytes;
   std::string expected = "a";
   for (size_t i = 1; i < kLastErrorCharsMax; ++i) expected += two_bytes;
 

@@ -17,8 +17,8 @@ TEST_F(ErrorStatusTest, MalformedJsonIs400AndChangesNothing) {
   ASSERT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
   const size_t before = client().event_count();
 
-  EXPECT_TRUE(IsError(client().post_raw("/v1/jobs", R"({"kind": "k", "target": )"), 400,
-                      "invalid_json"));
+  EXPECT_TRUE(
+      IsError(client().post_raw("/v1/jobs", R"({"kind": "k", "target": )"), 400, "invalid_json"));
   EXPECT_TRUE(IsError(client().post_raw("/v1/jobs", "{'kind': 'k'}"), 400, "invalid_json"));
   EXPECT_TRUE(IsError(client().post_raw("/v1/connectors", "\xff\xfe{}"), 400, "invalid_json"));
   EXPECT_TRUE(IsError(client().send("PATCH", "/v1/connectors/c1", "not json at all", {}), 400,
@@ -46,12 +46,11 @@ TEST_F(ErrorStatusTest, UnknownEntitiesAre404) {
   EXPECT_TRUE(IsError(client().get("/v1/connectors/nope"), 404, "not_found"));
   EXPECT_TRUE(IsError(client().get("/v1/holds/nope"), 404, "not_found"));
   EXPECT_TRUE(IsError(client().get("/v1/jobs/nope/events"), 404, "not_found"));
-  EXPECT_TRUE(IsError(client().post("/v1/jobs/nope/cancel", nlohmann::json::object()), 404,
-                      "not_found"));
+  EXPECT_TRUE(
+      IsError(client().post("/v1/jobs/nope/cancel", nlohmann::json::object()), 404, "not_found"));
   EXPECT_TRUE(IsError(client().post("/v1/connectors/nope/sync", nlohmann::json::object()), 404,
                       "not_found"));
-  EXPECT_TRUE(IsError(client().post("/v1/holds/nope/release", {{"note", "n"}}), 404,
-                      "not_found"));
+  EXPECT_TRUE(IsError(client().post("/v1/holds/nope/release", {{"note", "n"}}), 404, "not_found"));
 
   EXPECT_EQ(client().event_count(), before);
 }
@@ -59,8 +58,8 @@ TEST_F(ErrorStatusTest, UnknownEntitiesAre404) {
 TEST_F(ErrorStatusTest, UnknownRouteIs404) {
   EXPECT_TRUE(IsError(client().get("/v1/nothing-here"), 404, "not_found"));
   EXPECT_TRUE(IsError(client().get("/v2/jobs"), 404, "not_found"));
-  EXPECT_TRUE(IsError(client().post("/v1/jobs/j1/fly", nlohmann::json::object()), 404,
-                      "not_found"));
+  EXPECT_TRUE(
+      IsError(client().post("/v1/jobs/j1/fly", nlohmann::json::object()), 404, "not_found"));
   EXPECT_EQ(client().event_count(), 0u);
 }
 
@@ -72,10 +71,10 @@ TEST_F(ErrorStatusTest, StepNotInThePlanIs404StepNotFound) {
   ASSERT_TRUE(IsStatus(worker_call(client(), "j1", "start", token), 200));
   const size_t before = client().event_count();
 
-  EXPECT_TRUE(IsError(worker_call(client(), "j1", "steps/PUBLISH/start", token), 404,
-                      "step_not_found"));
-  EXPECT_TRUE(IsError(worker_call(client(), "j1", "steps/fetch/done", token), 404,
-                      "step_not_found"));
+  EXPECT_TRUE(
+      IsError(worker_call(client(), "j1", "steps/PUBLISH/start", token), 404, "step_not_found"));
+  EXPECT_TRUE(
+      IsError(worker_call(client(), "j1", "steps/fetch/done", token), 404, "step_not_found"));
 
   EXPECT_EQ(client().event_count(), before);
   EXPECT_EQ(step_state(job_view(client(), "j1"), "FETCH"), "PENDING");
@@ -87,8 +86,8 @@ TEST_F(ErrorStatusTest, KnownPathWithAnotherMethodIs405) {
 
   EXPECT_TRUE(IsError(client().del("/v1/jobs/j1"), 405, "method_not_allowed"));
   EXPECT_TRUE(IsError(client().send("PUT", "/v1/jobs", "{}", {}), 405, "method_not_allowed"));
-  EXPECT_TRUE(IsError(client().post("/v1/health", nlohmann::json::object()), 405,
-                      "method_not_allowed"));
+  EXPECT_TRUE(
+      IsError(client().post("/v1/health", nlohmann::json::object()), 405, "method_not_allowed"));
 
   EXPECT_EQ(client().event_count(), before);
   EXPECT_EQ(job_view(client(), "j1").value("state", ""), "QUEUED");
@@ -177,8 +176,8 @@ TEST_F(ErrorStatusTest, ConnectorConflictsCarryTheExactMessages) {
   EXPECT_EQ(message(del), "Cannot delete connector while sync is running");
   EXPECT_EQ(client().event_count(), running);
 
-  ASSERT_TRUE(IsStatus(client().post("/v1/connectors/c1/sync/abort", nlohmann::json::object()),
-                       202));
+  ASSERT_TRUE(
+      IsStatus(client().post("/v1/connectors/c1/sync/abort", nlohmann::json::object()), 202));
   ASSERT_TRUE(IsStatus(client().patch("/v1/connectors/c1", {{"status", "paused"}}), 200));
   const size_t paused = client().event_count();
   ApiReply sync_paused = client().post("/v1/connectors/c1/sync", nlohmann::json::object());
@@ -194,10 +193,10 @@ TEST_F(ErrorStatusTest, CommandsOnADeletedConnectorAre404) {
   ASSERT_TRUE(IsStatus(client().del("/v1/connectors/c1"), 202));
   const size_t before = client().event_count();
 
-  EXPECT_TRUE(IsError(client().patch("/v1/connectors/c1", {{"status", "active"}}), 404,
-                      "not_found"));
-  EXPECT_TRUE(IsError(client().post("/v1/connectors/c1/sync", nlohmann::json::object()), 404,
-                      "not_found"));
+  EXPECT_TRUE(
+      IsError(client().patch("/v1/connectors/c1", {{"status", "active"}}), 404, "not_found"));
+  EXPECT_TRUE(
+      IsError(client().post("/v1/connectors/c1/sync", nlohmann::json::object()), 404, "not_found"));
   EXPECT_TRUE(IsError(client().del("/v1/connectors/c1"), 404, "not_found"));
 
   EXPECT_EQ(client().event_count(), before);

@@ -39,9 +39,10 @@ class HoldRecoveryTest : public ServerTest {
 
 TEST_F(HoldRecoveryTest, LostSubmitReplyHoldsTheTargetUntilReleasedWithEvidence) {
   const std::string token = running_job("");
-  ApiReply unknown = worker_call(client(), "j1", "outcome-unknown", token,
-                                 {{"kind", "EXECUTION_STATE_UNKNOWN"},
-                                  {"detail", "RunTask reply lost; lookup by startedBy found none"}});
+  ApiReply unknown =
+      worker_call(client(), "j1", "outcome-unknown", token,
+                  {{"kind", "EXECUTION_STATE_UNKNOWN"},
+                   {"detail", "RunTask reply lost; lookup by startedBy found none"}});
   ASSERT_TRUE(IsStatus(unknown, 200));
   EXPECT_EQ(unknown.json.value("state", ""), "STALE");
 
@@ -74,12 +75,11 @@ TEST_F(HoldRecoveryTest, LostSubmitReplyHoldsTheTargetUntilReleasedWithEvidence)
   EXPECT_EQ(client().event_count(), before);
   EXPECT_EQ(gate().value("may_start", true), false);
 
-  ApiReply released = client().post(
-      release,
-      {{"note", "ECS task STOPPED, exit code 0, output checked"},
-       {"execution_stopped", true},
-       {"outcome", "SUCCEEDED"}},
-      {{"X-Runledger-Actor", "operator-kim"}});
+  ApiReply released = client().post(release,
+                                    {{"note", "ECS task STOPPED, exit code 0, output checked"},
+                                     {"execution_stopped", true},
+                                     {"outcome", "SUCCEEDED"}},
+                                    {{"X-Runledger-Actor", "operator-kim"}});
   ASSERT_TRUE(IsStatus(released, 200));
   EXPECT_EQ(released.json.value("released", false), true);
   EXPECT_EQ(released.json.value("released_by", ""), "operator-kim");
@@ -96,9 +96,9 @@ TEST_F(HoldRecoveryTest, LostSubmitReplyHoldsTheTargetUntilReleasedWithEvidence)
 TEST_F(HoldRecoveryTest, ARestartedWorkerReattachesAndTheOldTokenIsFenced) {
   const std::string old_token = running_job("ecs-task-7");
 
-  ApiReply wrong = client().post("/v1/jobs/j1/reattach", {{"worker", "w2"},
-                                                          {"execution_handle", "ecs-task-8"},
-                                                          {"observed", "running"}});
+  ApiReply wrong = client().post(
+      "/v1/jobs/j1/reattach",
+      {{"worker", "w2"}, {"execution_handle", "ecs-task-8"}, {"observed", "running"}});
   EXPECT_TRUE(IsError(wrong, 409, "handle_mismatch"));
   ApiReply re = client().post("/v1/jobs/j1/reattach", {{"worker", "w2"},
                                                        {"execution_handle", "ecs-task-7"},
@@ -114,8 +114,8 @@ TEST_F(HoldRecoveryTest, ARestartedWorkerReattachesAndTheOldTokenIsFenced) {
 
   const size_t before = client().event_count();
   EXPECT_TRUE(IsError(worker_call(client(), "j1", "heartbeat", old_token), 409, "lease_mismatch"));
-  EXPECT_TRUE(IsError(worker_call(client(), "j1", "steps/FETCH/start", old_token), 409,
-                      "lease_mismatch"));
+  EXPECT_TRUE(
+      IsError(worker_call(client(), "j1", "steps/FETCH/start", old_token), 409, "lease_mismatch"));
   EXPECT_EQ(client().event_count(), before);
   ApiReply done = run_steps(client(), "j1", token, kDefaultPlan);
   ASSERT_TRUE(IsStatus(done, 200));
@@ -124,15 +124,15 @@ TEST_F(HoldRecoveryTest, ARestartedWorkerReattachesAndTheOldTokenIsFenced) {
 
 TEST_F(HoldRecoveryTest, ReattachToAStaleAttemptReleasesItsHoldWithTheObservation) {
   const std::string token = running_job("ecs-task-9");
-  ASSERT_TRUE(IsStatus(worker_call(client(), "j1", "outcome-unknown", token,
-                                   {{"kind", "EXECUTION_STATE_UNKNOWN"}}),
-                       200));
+  ASSERT_TRUE(IsStatus(
+      worker_call(client(), "j1", "outcome-unknown", token, {{"kind", "EXECUTION_STATE_UNKNOWN"}}),
+      200));
   ASSERT_EQ(open_holds().size(), 1u);
   const std::string hold = open_holds().at(0).value("id", "");
 
-  ApiReply re = client().post("/v1/jobs/j1/reattach", {{"worker", "w2"},
-                                                       {"execution_handle", "ecs-task-9"},
-                                                       {"observed", "running"}});
+  ApiReply re = client().post(
+      "/v1/jobs/j1/reattach",
+      {{"worker", "w2"}, {"execution_handle", "ecs-task-9"}, {"observed", "running"}});
   ASSERT_TRUE(IsStatus(re, 200));
   EXPECT_EQ(re.json.at("job").value("state", ""), "RUNNING");
   EXPECT_FALSE(token_of(re).empty()) << re.body;
@@ -147,9 +147,9 @@ TEST_F(HoldRecoveryTest, ReattachToAStaleAttemptReleasesItsHoldWithTheObservatio
 
 TEST_F(HoldRecoveryTest, AnObservedExitResolvesTheStaleAttempt) {
   const std::string token = running_job("pid-4242");
-  ASSERT_TRUE(IsStatus(worker_call(client(), "j1", "outcome-unknown", token,
-                                   {{"kind", "EXECUTION_STATE_UNKNOWN"}}),
-                       200));
+  ASSERT_TRUE(IsStatus(
+      worker_call(client(), "j1", "outcome-unknown", token, {{"kind", "EXECUTION_STATE_UNKNOWN"}}),
+      200));
 
   ApiReply re = client().post("/v1/jobs/j1/reattach", {{"worker", "w2"},
                                                        {"execution_handle", "pid-4242"},
@@ -191,8 +191,9 @@ TEST_F(HoldRecoveryTest, AnOperatorHoldBlocksNewWorkUntilReleased) {
 
 TEST_F(HoldRecoveryTest, AResultUnknownHoldNeedsRecoveryButDoesNotBlock) {
   const std::string token = running_job("ecs-task-1");
-  ApiReply unknown = worker_call(client(), "j1", "outcome-unknown", token,
-                                 {{"kind", "RESULT_UNKNOWN"}, {"detail", "stopped; output unclear"}});
+  ApiReply unknown =
+      worker_call(client(), "j1", "outcome-unknown", token,
+                  {{"kind", "RESULT_UNKNOWN"}, {"detail", "stopped; output unclear"}});
   ASSERT_TRUE(IsStatus(unknown, 200));
   EXPECT_EQ(unknown.json.value("state", ""), "STALE");
   const json holds = open_holds();

@@ -15,6 +15,8 @@ namespace {
 using nlohmann::json;
 using IdempotencyTest = ServerTest;
 
+constexpr size_t kKeyCharsMax = 128;
+
 Headers key(const std::string& k) { return {{"Idempotency-Key", k}}; }
 
 TEST_F(IdempotencyTest, SameKeySameRequestGetsTheFirstReplyAndChangesNothing) {
@@ -63,8 +65,8 @@ TEST_F(IdempotencyTest, A409FirstReplyIsReplayedEvenAfterTheStateAllowsTheComman
   EXPECT_EQ(client().event_count(), before);
   EXPECT_EQ(client().get("/v1/connectors/c1").json.value("sync_status", ""), "idle");
   // Under a new key the same command is accepted: the replay was the key's doing.
-  EXPECT_TRUE(IsStatus(client().post("/v1/connectors/c1/sync", json::object(), key("sync-2")),
-                       202));
+  EXPECT_TRUE(
+      IsStatus(client().post("/v1/connectors/c1/sync", json::object(), key("sync-2")), 202));
 }
 
 TEST_F(IdempotencyTest, A422FirstReplyIsReplayed) {
@@ -117,10 +119,14 @@ TEST_F(IdempotencyTest, AKeyOfTheWrongShapeIs422) {
   ASSERT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
   const size_t before = client().event_count();
   ApiReply r = client().post("/v1/jobs", {{"id", "j2"}, {"kind", "k"}, {"target", "t"}},
-                             key(std::string(129, 'k')));
+                             key(std::string(kKeyCharsMax + 1, 'k')));
   EXPECT_TRUE(IsError(r, 422, "invalid_field"));
   EXPECT_EQ(r.json.value("field", ""), "Idempotency-Key") << r.body;
-  EXPECT_EQ(client().event_count(), before);
+  // A fresh connection: whether the refused request's connection stays
+  // usable is SocketTest's concern.
+  ApiClient fresh(server().port());
+  EXPECT_EQ(fresh.event_count(), before);
+  EXPECT_TRUE(IsError(fresh.get("/v1/jobs/j2"), 404, "not_found"));
 }
 
 }  // namespace

@@ -97,8 +97,7 @@ TEST_F(LiveEventsTest, AfterStartsTheStreamAfterThatSeq) {
 }
 
 TEST_F(LiveEventsTest, ABadResumePointIs422) {
-  SseReader by_query(server().port(), "/v1/events/live?after=seven", "",
-                     deadline_in(kStreamWait));
+  SseReader by_query(server().port(), "/v1/events/live?after=seven", "", deadline_in(kStreamWait));
   EXPECT_EQ(by_query.status(), 422) << by_query.head();
   SseReader by_header(server().port(), "/v1/events/live", "seven", deadline_in(kStreamWait));
   EXPECT_EQ(by_header.status(), 422) << by_header.head();

@@ -24,10 +24,9 @@ TEST_F(ReadOnlyTest, WritesAre503AndReadsAreServed) {
   EXPECT_TRUE(IsError(enqueue(client(), "j2", "t2", "k"), 503, "unavailable"));
   EXPECT_TRUE(IsError(claim(client(), "w1", "k"), 503, "unavailable"));
   EXPECT_TRUE(IsError(client().post("/v1/jobs/j1/cancel", json::object()), 503, "unavailable"));
-  EXPECT_TRUE(IsError(client().patch("/v1/connectors/c1", {{"status", "paused"}}), 503,
-                      "unavailable"));
-  EXPECT_TRUE(IsError(client().post("/v1/connectors/c1/sync", json::object()), 503,
-                      "unavailable"));
+  EXPECT_TRUE(
+      IsError(client().patch("/v1/connectors/c1", {{"status", "paused"}}), 503, "unavailable"));
+  EXPECT_TRUE(IsError(client().post("/v1/connectors/c1/sync", json::object()), 503, "unavailable"));
   EXPECT_TRUE(IsError(client().del("/v1/connectors/c1"), 503, "unavailable"));
   EXPECT_TRUE(IsError(
       client().post("/v1/holds", {{"target", "t1"}, {"kind", "RESULT_UNKNOWN"}, {"reason", "r"}}),

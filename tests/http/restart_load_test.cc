@@ -40,8 +40,8 @@ struct ClientLog {
 };
 
 // Runs W1 jobs one after the other until the server disappears or `stop`.
-void run_w1(int port, int client_no, const std::atomic<bool>& stop,
-            const std::atomic<bool>& killed, ClientLog* log) {
+void run_w1(int port, int client_no, const std::atomic<bool>& stop, const std::atomic<bool>& killed,
+            ClientLog* log) {
   ApiClient c(port);
   const std::string kind = "load-" + std::to_string(client_no);
   auto ok = [&](const ApiReply& r, int status) {

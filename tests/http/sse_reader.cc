@@ -40,9 +40,8 @@ SseReader::SseReader(int port, const std::string& path, const std::string& last_
   if (!last_event_id.empty()) extra += "Last-Event-ID: " + last_event_id + "\r\n";
   if (!conn_.send_all(request_head("GET", path, extra), deadline)) return;
   std::string bytes;
-  conn_.read_until(&bytes, deadline, [](const std::string& b) {
-    return b.find("\r\n\r\n") != std::string::npos;
-  });
+  conn_.read_until(&bytes, deadline,
+                   [](const std::string& b) { return b.find("\r\n\r\n") != std::string::npos; });
   auto head_end = bytes.find("\r\n\r\n");
   if (head_end == std::string::npos) return;
   head_ = bytes.substr(0, head_end + 2);

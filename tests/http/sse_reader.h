@@ -22,8 +22,7 @@ class SseReader {
  public:
   // Opens `path` (e.g. "/v1/events/live?after=3"), sending Last-Event-ID
   // when `last_event_id` is not empty, and reads the response head.
-  SseReader(int port, const std::string& path, const std::string& last_event_id,
-            Deadline deadline);
+  SseReader(int port, const std::string& path, const std::string& last_event_id, Deadline deadline);
 
   // The response status (0 when no head arrived) and its head.
   int status() const { return status_; }

@@ -39,7 +39,8 @@ class WorkerProtocolTest : public ServerTest {
   std::vector<std::string> initial_flags() const override { return {"--retry-backoff-s", "0"}; }
 
   // Enqueues `id` and claims it; the lease token.
-  std::string leased(const std::string& id, const std::string& target, json extra = json::object()) {
+  std::string leased(const std::string& id, const std::string& target,
+                     json extra = json::object()) {
     EXPECT_TRUE(IsStatus(enqueue(client(), id, target, "k", std::move(extra)), 201));
     ApiReply r = claim(client(), "w1", "k");
     EXPECT_TRUE(IsStatus(r, 200));
@@ -121,9 +122,8 @@ TEST_F(WorkerProtocolTest, ClaimWithNothingReadyIs204AndWritesNothing) {
   EXPECT_TRUE(empty.body.empty()) << empty.body;
 
   ASSERT_TRUE(IsStatus(enqueue(client(), "other-kind", "t1", "other"), 201));
-  ASSERT_TRUE(IsStatus(enqueue(client(), "later", "t2", "k",
-                               {{"not_before", "2999-01-01T00:00:00Z"}}),
-                       201));
+  ASSERT_TRUE(IsStatus(
+      enqueue(client(), "later", "t2", "k", {{"not_before", "2999-01-01T00:00:00Z"}}), 201));
   const size_t before = client().event_count();
   EXPECT_EQ(claim(client(), "w1", "k").status, 204);
   EXPECT_EQ(client().event_count(), before);
@@ -159,8 +159,8 @@ TEST_F(WorkerProtocolTest, AnOldLeaseTokenIsFencedOff) {
   EXPECT_EQ(job_view(client(), "j1").value("state", ""), "LEASED");
 
   ASSERT_TRUE(IsStatus(worker_call(client(), "j1", "start", token), 200));
-  EXPECT_TRUE(IsError(worker_call(client(), "j1", "steps/FETCH/start", old_token), 409,
-                      "lease_mismatch"));
+  EXPECT_TRUE(
+      IsError(worker_call(client(), "j1", "steps/FETCH/start", old_token), 409, "lease_mismatch"));
   EXPECT_EQ(step_state(job_view(client(), "j1"), "FETCH"), "PENDING");
 }
 
@@ -207,8 +207,8 @@ TEST_F(WorkerProtocolTest, CancelBetweenStepsMakesTheNextStepStart409Cancelled) 
   ASSERT_TRUE(IsStatus(run_steps(client(), "j1", token, {"FETCH"}), 200));
   ASSERT_TRUE(IsStatus(client().post("/v1/jobs/j1/cancel", json::object()), 202));
 
-  EXPECT_TRUE(IsError(worker_call(client(), "j1", "steps/VALIDATE/start", token), 409,
-                      "cancelled"));
+  EXPECT_TRUE(
+      IsError(worker_call(client(), "j1", "steps/VALIDATE/start", token), 409, "cancelled"));
 
   json job = job_view(client(), "j1");
   EXPECT_EQ(job.value("state", ""), "CANCELLED");
@@ -232,7 +232,7 @@ TEST_F(WorkerProtocolTest, CancelOfAQueuedJobIsImmediate) {
   EXPECT_EQ(claim(client(), "w1", "k").status, 204);
 }
 
-TEST_F(WorkerProtocolTest, DISABLED_RetryableFailureEnqueuesANewAttemptThatReusesDoneSteps) {
+TEST_F(WorkerProtocolTest, RetryableFailureEnqueuesANewAttemptThatReusesDoneSteps) {
   const std::string token = running("j1", "t1", {{"max_attempts", 2}});
   ASSERT_TRUE(IsStatus(run_steps(client(), "j1", token, {"FETCH"}), 200));
   ASSERT_TRUE(IsStatus(worker_call(client(), "j1", "steps/VALIDATE/start", token), 200));
@@ -245,7 +245,8 @@ TEST_F(WorkerProtocolTest, DISABLED_RetryableFailureEnqueuesANewAttemptThatReuse
   EXPECT_EQ(job.value("attempt", 0), 2);
   EXPECT_EQ(job.value("state", ""), "QUEUED");
   EXPECT_EQ(job.at("attempts").at(0).value("state", ""), "FAILED");
-  EXPECT_EQ(job.at("attempts").at(0).value("error", ""), "schema drift");
+  EXPECT_NE(job.at("attempts").at(0).value("error", "").find("schema drift"), std::string::npos)
+      << job.dump();
   EXPECT_EQ(step_state(job, "FETCH"), "REUSED");
   EXPECT_EQ(job.at("steps").at(0).value("reused_from", 0), 1);
   EXPECT_EQ(step_state(job, "VALIDATE"), "PENDING");
@@ -291,8 +292,8 @@ TEST_F(WorkerProtocolTest, RerunOfAFinishedJobStartsANewAttemptReusingFetch) {
   EXPECT_EQ(rerun.json.at("attempts").at(0).value("state", ""), "SUCCEEDED");
 
   // A rerun never starts new work while the earlier one may still run.
-  EXPECT_TRUE(IsError(client().post("/v1/jobs/j1/rerun", json::object()), 409,
-                      "invalid_transition"));
+  EXPECT_TRUE(
+      IsError(client().post("/v1/jobs/j1/rerun", json::object()), 409, "invalid_transition"));
   ApiReply again = claim(client(), "w1", "k");
   ASSERT_TRUE(IsStatus(again, 200));
   const std::string token2 = token_of(again);
