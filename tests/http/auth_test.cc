@@ -1,0 +1,162 @@
+// Authentication over HTTP (tools.md "Authentication", http-api.md 401/403):
+// with --auth-tokens a request without a valid bearer token is 401, a role
+// that may not make the call is 403, and neither changes anything; the
+// token's name is the actor of the events its requests cause. Without
+// tokens the server refuses to listen anywhere but loopback.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/http/job_calls.h"
+#include "tests/http/server_fixture.h"
+
+namespace runledger::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kReaderToken[] = "reader-token-0123456789abcdef";
+constexpr char kWorkerToken[] = "worker-token-0123456789abcdef";
+constexpr char kOperatorToken[] = "operator-token-0123456789abcdef";
+
+Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
+
+// Runs a shell command line; its exit code and what it printed.
+std::pair<int, std::string> run_shell(const std::string& line) {
+  std::string out;
+  FILE* p = ::popen((line + " 2>&1").c_str(), "r");
+  if (p == nullptr) return {-1, ""};
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class AuthTest : public ServerTest {
+ protected:
+  std::vector<std::string> initial_flags() const override {
+    std::ofstream f(tokens_.path() + "/tokens");
+    f << "# name role token\n"
+      << "ana reader " << kReaderToken << "\n"
+      << "\n"
+      << "loader-7 worker " << kWorkerToken << "\n"
+      << "oncall operator " << kOperatorToken << "\n";
+    return {"--auth-tokens", tokens_.path() + "/tokens"};
+  }
+
+  // The type and actor of the newest event in the log, read as the operator.
+  std::pair<std::string, std::string> last_event() {
+    ApiReply r = client().get("/v1/events?after=0&limit=1000", bearer(kOperatorToken));
+    EXPECT_EQ(r.status, 200) << r.body;
+    const json& events = r.json["events"];
+    if (!events.is_array() || events.empty()) return {"", ""};
+    return {events.back().value("type", ""), events.back().value("actor", "")};
+  }
+
+  size_t event_count() {
+    ApiReply r = client().get("/v1/events?after=0&limit=1000", bearer(kOperatorToken));
+    return r.json.contains("events") ? r.json["events"].size() : 0;
+  }
+
+ private:
+  TempDir tokens_;
+};
+
+TEST_F(AuthTest, ARequestWithoutATokenIs401AndChangesNothing) {
+  const size_t before = event_count();
+  EXPECT_TRUE(IsError(client().get("/v1/jobs"), 401, "unauthorized"));
+  EXPECT_TRUE(IsError(client().post("/v1/jobs", {{"id", "j1"}, {"kind", "k"}, {"target", "t"}}),
+                      401, "unauthorized"));
+  EXPECT_EQ(event_count(), before);
+  EXPECT_TRUE(IsError(client().get("/v1/jobs/j1", bearer(kOperatorToken)), 404, "not_found"));
+}
+
+TEST_F(AuthTest, AnUnknownTokenOrAnotherSchemeIs401) {
+  EXPECT_TRUE(
+      IsError(client().get("/v1/jobs", bearer("not-a-token-0123456789")), 401, "unauthorized"));
+  EXPECT_TRUE(
+      IsError(client().get("/v1/jobs", {{"Authorization", kOperatorToken}}), 401, "unauthorized"));
+  EXPECT_TRUE(
+      IsError(client().get("/v1/jobs", {{"Authorization", std::string("Basic ") + kOperatorToken}}),
+              401, "unauthorized"));
+}
+
+TEST_F(AuthTest, HealthAnswersWithoutAToken) { EXPECT_EQ(client().get("/v1/health").status, 200); }
+
+TEST_F(AuthTest, AReaderMayReadButNotWrite) {
+  ASSERT_TRUE(IsStatus(client().get("/v1/jobs", bearer(kReaderToken)), 200));
+  const size_t before = event_count();
+  EXPECT_TRUE(IsError(client().post("/v1/jobs", {{"id", "j1"}, {"kind", "k"}, {"target", "t"}},
+                                    bearer(kReaderToken)),
+                      403, "forbidden"));
+  EXPECT_TRUE(IsError(client().post("/v1/jobs/claim", {{"worker", "w"}}, bearer(kReaderToken)), 403,
+                      "forbidden"));
+  EXPECT_EQ(event_count(), before);
+}
+
+TEST_F(AuthTest, AWorkerMayClaimButNotEnqueueOrPlaceHolds) {
+  const size_t before = event_count();
+  EXPECT_TRUE(IsError(client().post("/v1/jobs", {{"id", "j1"}, {"kind", "k"}, {"target", "t"}},
+                                    bearer(kWorkerToken)),
+                      403, "forbidden"));
+  EXPECT_TRUE(
+      IsError(client().post("/v1/holds",
+                            {{"target", "t"}, {"kind", "EXECUTION_STATE_UNKNOWN"}, {"reason", "r"}},
+                            bearer(kWorkerToken)),
+              403, "forbidden"));
+  EXPECT_EQ(event_count(), before);
+  // Nothing is ready: the claim itself is allowed.
+  EXPECT_EQ(client().post("/v1/jobs/claim", {{"worker", "w"}}, bearer(kWorkerToken)).status, 204);
+}
+
+TEST_F(AuthTest, EachEventNamesTheTokenThatCausedItAsItsActor) {
+  // Given a job enqueued by the operator
+  ASSERT_TRUE(IsStatus(client().post("/v1/jobs", {{"id", "j1"}, {"kind", "k"}, {"target", "t"}},
+                                     bearer(kOperatorToken)),
+                       201));
+  EXPECT_EQ(last_event(), std::make_pair(std::string("JobEnqueued"), std::string("oncall")));
+  // When the worker claims it
+  ApiReply claimed = client().post("/v1/jobs/claim", {{"worker", "w"}}, bearer(kWorkerToken));
+  ASSERT_TRUE(IsStatus(claimed, 200));
+  // Then the lease event names the worker's token, not the worker field
+  EXPECT_EQ(last_event().second, "loader-7");
+  // And the worker's own calls on its lease are allowed
+  const std::string token = claimed.json.value("lease_token", "");
+  EXPECT_TRUE(IsStatus(
+      client().post("/v1/jobs/j1/start", {{"lease_token", token}}, bearer(kWorkerToken)), 200));
+  EXPECT_EQ(last_event().second, "loader-7");
+  // And the operator's cancel is recorded as the operator's
+  EXPECT_EQ(client().post("/v1/jobs/j1/cancel", json::object(), bearer(kOperatorToken)).status,
+            202);
+  EXPECT_EQ(last_event().second, "oncall");
+}
+
+TEST(AuthStartTest, WithoutTokensTheServerRefusesToListenBeyondLoopback) {
+  TempDir data;
+  auto [code, out] =
+      run_shell(bin_path("runledgerd") + " --listen 0.0.0.0:" + std::to_string(free_port()) +
+                " --data " + data.path());
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("--auth-tokens"), std::string::npos) << out;
+}
+
+TEST(AuthStartTest, ATokensFileWithAShortTokenStopsTheStart) {
+  TempDir dir;
+  {
+    std::ofstream f(dir.path() + "/tokens");
+    f << "ana reader short\n";
+  }
+  auto [code, out] =
+      run_shell(bin_path("runledgerd") + " --listen 127.0.0.1:" + std::to_string(free_port()) +
+                " --data " + dir.path() + "/data --auth-tokens " + dir.path() + "/tokens");
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("shorter than"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace runledger::testing
