@@ -162,6 +162,28 @@ bool parse_time_ms(std::string_view s, int64_t* ms) {
   return true;
 }
 
+namespace {
+
+// Every `X_ms` field of the schema is a point in time in ms since the epoch;
+// readers get it as `X` in RFC 3339, like `recorded_at` (e.g. ScheduleGap's
+// `from`/`to`, domain.md 2.5). Unset times (0) are not written by flatc.
+void render_times(nlohmann::json& data) {
+  constexpr std::string_view kMsSuffix = "_ms";
+  if (!data.is_object()) return;
+  nlohmann::json out = nlohmann::json::object();
+  for (auto& [key, value] : data.items()) {
+    if (value.is_object()) render_times(value);
+    if (key.size() > kMsSuffix.size() && key.ends_with(kMsSuffix) && value.is_number_integer()) {
+      out[key.substr(0, key.size() - kMsSuffix.size())] = format_time_ms(value.get<int64_t>());
+    } else {
+      out[key] = std::move(value);
+    }
+  }
+  data = std::move(out);
+}
+
+}  // namespace
+
 nlohmann::json event_data_json(const fb::Event& event) {
   const auto& parser = schema_parser();
   std::string table_name = "runledger.fb.";
@@ -172,7 +194,9 @@ nlohmann::json event_data_json(const fb::Event& event) {
     return nlohmann::json::object();
   }
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? nlohmann::json::object() : j;
+  if (j.is_discarded()) return nlohmann::json::object();
+  render_times(j);
+  return j;
 }
 
 nlohmann::json event_json(const fb::Event& e) {

@@ -24,11 +24,11 @@ constexpr size_t kValueBytesMax = 160;
 // stays in `runledger events`.
 const std::map<std::string, std::vector<std::string>, std::less<>>& key_field_table() {
   static const auto* table = new std::map<std::string, std::vector<std::string>, std::less<>>{
-      {"JobEnqueued", {"kind", "target", "plan", "max_attempts", "priority", "not_before_ms"}},
-      {"JobLeased", {"worker", "lease_s", "lease_expires_at_ms"}},
-      {"LeaseRenewed", {"worker", "lease_s", "lease_expires_at_ms"}},
+      {"JobEnqueued", {"kind", "target", "plan", "max_attempts", "priority", "not_before"}},
+      {"JobLeased", {"worker", "lease_s", "lease_expires_at"}},
+      {"LeaseRenewed", {"worker", "lease_s", "lease_expires_at"}},
       {"LeaseReleased", {"worker"}},
-      {"LeaseExpired", {"worker", "state", "lease_expires_at_ms"}},
+      {"LeaseExpired", {"worker", "state", "lease_expires_at"}},
       {"JobStarted", {"worker", "execution_handle"}},
       {"StepStarted", {"step", "worker"}},
       {"StepSucceeded", {"step", "worker", "output"}},
@@ -37,24 +37,24 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& key_field_ta
       {"AttemptCancelled", {"cause", "reason", "last_completed_step", "cleanup_needed"}},
       {"AttemptSucceeded", {}},
       {"AttemptFailed", {"error"}},
-      {"RetryScheduled", {"previous_attempt", "not_before_ms", "reused_steps"}},
+      {"RetryScheduled", {"previous_attempt", "not_before", "reused_steps"}},
       {"RerunRequested", {"previous_attempt", "reason", "reused_steps"}},
       {"AttemptStale", {"cause", "hold_id", "hold_kind", "detail"}},
       {"ExecutionReattached",
-       {"worker", "execution_handle", "previous_state", "lease_expires_at_ms", "released_hold_id"}},
+       {"worker", "execution_handle", "previous_state", "lease_expires_at", "released_hold_id"}},
       {"AttemptResolved", {"outcome", "exit_code", "evidence", "hold_id"}},
       {"ConnectorCreated", {"name", "sync_schedule_s"}},
       {"ConnectorUpdated", {"name", "schedule_changed", "sync_schedule_s"}},
       {"ConnectorStatusChanged", {"from", "to"}},
-      {"SyncStarted", {"sync_id", "trigger", "slot_at_ms"}},
+      {"SyncStarted", {"sync_id", "trigger", "slot_at"}},
       {"SyncProgressed", {"sync_id", "documents"}},
       {"SyncSucceeded", {"sync_id", "documents"}},
       {"SyncFailed", {"sync_id", "error"}},
       {"SyncAborted", {"sync_id", "pending_failed", "running_failed"}},
       {"SyncReportIgnored", {"sync_id", "report", "reason"}},
-      {"SyncSkipped", {"reason", "slot_at_ms", "running_sync_id"}},
-      {"SyncLockBroken", {"sync_id", "started_at_ms", "age_s", "slot_at_ms"}},
-      {"ScheduleGap", {"slots_missed", "from_ms", "to_ms"}},
+      {"SyncSkipped", {"reason", "slot_at", "running_sync_id"}},
+      {"SyncLockBroken", {"sync_id", "started_at", "age_s", "slot_at"}},
+      {"ScheduleGap", {"slots_missed", "from", "to"}},
       {"ConnectorDeletionStarted", {}},
       {"ConnectorDeleted", {"documents_removed"}},
       {"HoldPlaced", {"target", "kind", "job", "attempt", "reason"}},
@@ -87,17 +87,12 @@ std::string document_counts(const json& docs) {
 
 // One field as "name=value", empty when it has nothing to say.
 std::string field(const std::string& name, const json& v) {
-  constexpr std::string_view kMsSuffix = "_ms";
-  const bool is_time = name.size() > kMsSuffix.size() && name.ends_with(kMsSuffix);
-  std::string shown_name = is_time ? name.substr(0, name.size() - kMsSuffix.size()) : name;
   std::string value;
   if (v.is_null() || (v.is_string() && v.get<std::string>().empty()) ||
       (v.is_boolean() && !v.get<bool>()) || (v.is_number() && v.get<double>() == 0)) {
     return "";
   }
-  if (is_time && v.is_number_integer()) {
-    value = format_time_ms(v.get<int64_t>());
-  } else if (name == "documents" && v.is_object()) {
+  if (name == "documents" && v.is_object()) {
     value = document_counts(v);
   } else if (v.is_array()) {
     std::vector<std::string> items;
@@ -109,7 +104,7 @@ std::string field(const std::string& name, const json& v) {
   } else {
     value = cut(v.dump());
   }
-  return value.empty() ? "" : shown_name + "=" + value;
+  return value.empty() ? "" : name + "=" + value;
 }
 
 }  // namespace

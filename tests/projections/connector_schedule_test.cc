@@ -88,7 +88,7 @@ TEST(ConnectorSchedule, ADueSlotStartsAScheduledSyncAndMovesOneInterval) {
   ASSERT_EQ(Given::types(d), std::vector<std::string>{"SyncStarted"});
   nlohmann::json data = event_data(g, d, 0);
   EXPECT_EQ(data["trigger"], "schedule");
-  EXPECT_EQ(data["slot_at_ms"], slot);
+  EXPECT_EQ(data["slot_at"], format_time_ms(slot));
   EXPECT_EQ(data["sync_id"], "sync-1");
   EXPECT_EQ(conn(g).sync_id, "sync-1");
   EXPECT_EQ(conn(g).next_slot_ms, slot + kIntervalMs);
@@ -169,7 +169,7 @@ TEST(ConnectorSchedule, ALockExactlyStaleLockSOldIsBrokenAndTheOldSyncSuperseded
   nlohmann::json broken = event_data(g, d, 0);
   EXPECT_EQ(broken["sync_id"], "s1");
   EXPECT_EQ(broken["age_s"], 2 * kIntervalS);
-  EXPECT_EQ(broken["started_at_ms"], started_at);
+  EXPECT_EQ(broken["started_at"], format_time_ms(started_at));
   EXPECT_EQ(event_data(g, d, 1)["trigger"], "stale_lock");
   EXPECT_EQ(conn(g).sync_trigger, "stale_lock");
   EXPECT_NE(conn(g).sync_id, "s1");
@@ -185,9 +185,9 @@ TEST(ConnectorSchedule, FallingBehindRecordsOneGapAndServesOnlyTheLatestSlot) {
   ASSERT_EQ(Given::types(d), (std::vector<std::string>{"ScheduleGap", "SyncStarted"}));
   nlohmann::json gap = event_data(g, d, 0);
   EXPECT_EQ(gap["slots_missed"], 3);
-  EXPECT_EQ(gap["from_ms"], slot);
-  EXPECT_EQ(gap["to_ms"], slot + 2 * kIntervalMs);
-  EXPECT_EQ(event_data(g, d, 1)["slot_at_ms"], slot + 3 * kIntervalMs);
+  EXPECT_EQ(gap["from"], format_time_ms(slot));
+  EXPECT_EQ(gap["to"], format_time_ms(slot + 2 * kIntervalMs));
+  EXPECT_EQ(event_data(g, d, 1)["slot_at"], format_time_ms(slot + 3 * kIntervalMs));
   EXPECT_EQ(conn(g).next_slot_ms, slot + 4 * kIntervalMs);
   EXPECT_GT(conn(g).next_slot_ms, g.now_ms);
 }
@@ -202,8 +202,8 @@ TEST(ConnectorScheduleGaps, StartUpRecordsMissedSlotsOnceAndRunsNone) {
   EXPECT_EQ(d.events[0].stream, "connector/missed");
   nlohmann::json gap = event_data(g, d, 0);
   EXPECT_EQ(gap["slots_missed"], 5);
-  EXPECT_EQ(gap["from_ms"], slot);
-  EXPECT_EQ(gap["to_ms"], slot + 4 * kIntervalMs);
+  EXPECT_EQ(gap["from"], format_time_ms(slot));
+  EXPECT_EQ(gap["to"], format_time_ms(slot + 4 * kIntervalMs));
   EXPECT_EQ(conn(g, "missed").next_slot_ms, slot + 5 * kIntervalMs);
   EXPECT_EQ(conn(g, "missed").sync_status, SyncStatus::kIdle);
   EXPECT_TRUE(g.run(RecordScheduleGaps{}).events.empty());
