@@ -9,6 +9,7 @@
 #include "engine/due_timer.h"
 #include "engine/entities.h"
 #include "engine/idempotency.h"
+#include "engine/idempotency_purge.h"
 #include "projections/snapshot.h"
 
 namespace runledger {
@@ -64,6 +65,11 @@ Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, Engin
                                                   : "started read-only on a damaged log: " +
                                                         e->load_report_.damage.ToString();
   }
+  if (!e->options_.read_only) {
+    e->purge_ =
+        std::make_unique<IdempotencyPurge>(*e->store_, e->options_.idempotency_keep_s * 1000,
+                                           e->options_.idempotency_purge_every_s * 1000);
+  }
   e->sequencer_ = std::thread([raw = e.get()] { raw->run(); });
   if (e->options_.timers && !e->options_.read_only) {
     e->timer_ = std::make_unique<DueTimer>(e->clock_, [raw = e.get()] { raw->tick(); });
@@ -105,6 +111,7 @@ Reply Engine::read(Renderer render) {
 
 void Engine::tick() {
   if (!writable()) return;
+  if (purge_) purge_->maybe_start(clock_.now_ms());
   for (Command c : {Command(jobs::ExpireLeases{}), Command(connectors::RunSchedule{})}) {
     Request r;
     r.command = std::move(c);
@@ -123,6 +130,8 @@ void Engine::record_schedule_gaps() {
   execute(std::move(r)).body.clear();
 }
 
+Status Engine::finish_idempotency_purge() { return purge_ ? purge_->wait() : Status::Ok(); }
+
 void Engine::shutdown() {
   {
     std::lock_guard<std::mutex> lk(mu_);
@@ -132,6 +141,7 @@ void Engine::shutdown() {
   if (timer_) timer_->stop();
   cv_.notify_all();
   if (sequencer_.joinable()) sequencer_.join();
+  if (purge_) purge_->wait().IgnoreError();
   // A final snapshot makes the next start fold only what came after it.
   if (writable() && events_since_snapshot_ > 0) {
     AppendBatch b;

@@ -37,6 +37,7 @@
 namespace runledger {
 
 class DueTimer;
+class IdempotencyPurge;
 
 struct EngineOptions {
   Policy policy;
@@ -48,6 +49,9 @@ struct EngineOptions {
   uint64_t snapshot_every_events = 200'000;
   size_t batch_requests_max = 8192;   // requests per group commit
   size_t queue_requests_max = 65536;  // queued beyond this: 503, nothing done
+  // Idempotency keys are kept at least 24 h (http-api.md); an hour of margin.
+  int64_t idempotency_keep_s = 25 * 3600;
+  int64_t idempotency_purge_every_s = 3600;
 };
 
 // Renders the reply on the sequencer thread, after the command's events
@@ -55,11 +59,11 @@ struct EngineOptions {
 using Renderer = std::function<Reply(const State& s, const Decision* decision)>;
 
 struct Request {
-  std::optional<Command> command;   // none: a read
+  std::optional<Command> command;  // none: a read
   Renderer render;
   std::string actor = "anonymous";
-  std::string idempotency_key;      // empty: none
-  Hash fingerprint{};               // of method, path and body, with a key
+  std::string idempotency_key;  // empty: none
+  Hash fingerprint{};           // of method, path and body, with a key
   // A reply decided before the engine (e.g. a 422 from validation) that
   // must still be recorded under its idempotency key.
   std::optional<Reply> fixed_reply;
@@ -69,8 +73,8 @@ class Engine {
  public:
   // Loads the state (snapshot + tail; a damaged log fails unless
   // options.read_only), then starts the sequencer (and timers).
-  static Status open(std::shared_ptr<EventStore> store, const Clock& clock,
-                     EngineOptions options, std::unique_ptr<Engine>* out);
+  static Status open(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options,
+                     std::unique_ptr<Engine>* out);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -84,6 +88,9 @@ class Engine {
   void tick();
   // Records missed schedule slots once, at start-up (domain.md 2.5).
   void record_schedule_gaps();
+
+  // Waits for the idempotency purge that tick() started, if any.
+  Status finish_idempotency_purge();
 
   // Stops taking requests, finishes those in flight, writes a snapshot, joins.
   void shutdown();
@@ -103,9 +110,8 @@ class Engine {
   void run();
   void process_batch(std::deque<Pending>& batch);
   bool apply_request(Pending& p, AppendBatch& out, std::vector<std::string>& touched);
-  Status append_decision(const Decision& d, const std::string& actor,
-                         const std::string& command_id, int64_t now_ms, AppendBatch& out,
-                         std::vector<std::string>& touched);
+  Status append_decision(const Decision& d, const std::string& actor, const std::string& command_id,
+                         int64_t now_ms, AppendBatch& out, std::vector<std::string>& touched);
   void finish_batch(std::deque<Pending>& batch, AppendBatch& out,
                     std::vector<std::string>& touched);
   void fail_batch(std::deque<Pending>& batch, const Status& st);
@@ -115,7 +121,7 @@ class Engine {
   std::shared_ptr<EventStore> store_;
   const Clock& clock_;
   EngineOptions options_;
-  State state_;  // REQUIRES: sequencer thread
+  State state_;      // REQUIRES: sequencer thread
   Metrics metrics_;  // REQUIRES: sequencer thread
   uint64_t events_since_snapshot_ = 0;
   std::unordered_map<std::string, uint32_t> batch_versions_;
@@ -130,6 +136,7 @@ class Engine {
   std::atomic<bool> writable_{true};
   std::thread sequencer_;
   std::unique_ptr<DueTimer> timer_;
+  std::unique_ptr<IdempotencyPurge> purge_;  // none when read-only
   LoadReport load_report_;
   std::unique_ptr<IdSource> ids_;
 };

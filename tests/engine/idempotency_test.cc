@@ -184,5 +184,30 @@ TEST_F(Idempotency, KeysSurviveARestart) {
   EXPECT_EQ(body_json(other).value("code", ""), "idempotency_key_reused");
 }
 
+TEST_F(Idempotency, KeysAreKeptForADayThenPurgedByTheTimerTick) {
+  constexpr int64_t kHourMs = 3'600'000;
+  // Given a keyed claim
+  enqueue_two();
+  Reply first = h.engine().execute(keyed_request(claim_any(lease_token("1")), "key-p", "claim"));
+  ASSERT_EQ(first.status, 200);
+  // When 24 hours pass and the timer ticks (which may start a purge)
+  h.clock.advance_ms(24 * kHourMs);
+  h.engine().tick();
+  ASSERT_TRUE(h.engine().finish_idempotency_purge().ok());
+  // Then the key is still kept: another request with it is a conflict
+  Reply kept = h.engine().execute(keyed_request(jobs::Cancel{"b", "x"}, "key-p", "cancel b"));
+  EXPECT_EQ(kept.status, 409);
+  EXPECT_EQ(body_json(kept).value("code", ""), "idempotency_key_reused");
+  // When more than the retention has passed and the timer ticks again
+  h.clock.advance_ms(2 * kHourMs);
+  h.engine().tick();
+  ASSERT_TRUE(h.engine().finish_idempotency_purge().ok());
+  // Then the key is gone: the request with it acts as a new one
+  uint32_t before = version_of(h.store(), job_stream("b"));
+  Reply fresh = h.engine().execute(keyed_request(jobs::Cancel{"b", "x"}, "key-p", "cancel b"));
+  EXPECT_LT(fresh.status, 300) << fresh.body;
+  EXPECT_GT(version_of(h.store(), job_stream("b")), before);
+}
+
 }  // namespace
 }  // namespace runledger::testing
