@@ -36,7 +36,7 @@ const std::string kSystemActor = "system";
 
 struct Engine::Pending {
   Request req;
-  std::promise<Reply> promise;
+  Completion done;
   SteadyClock::time_point submitted;
   Reply reply;
   const char* type = "read";
@@ -87,20 +87,33 @@ std::string Engine::unavailable_reason() const {
 }
 
 Reply Engine::execute(Request request) {
-  Pending p;
-  p.req = std::move(request);
-  p.submitted = SteadyClock::now();
-  auto reply = p.promise.get_future();
+  std::promise<Reply> promise;
+  auto reply = promise.get_future();
+  // The promise outlives the call: this thread waits for it below.
+  submit(std::move(request), [&promise](Reply r) { promise.set_value(std::move(r)); });
+  return reply.get();
+}
+
+void Engine::submit(Request request, Completion done) {
+  bool stopping = false, full = false;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    if (stopping_) return Reply::error(503, "unavailable", "the engine is shutting down");
-    if (queue_.size() >= options_.queue_requests_max) {
-      return Reply::error(503, "overloaded", "the engine's queue is full; retry later");
+    stopping = stopping_;
+    full = queue_.size() >= options_.queue_requests_max;
+    if (!stopping && !full) {
+      Pending& p = queue_.emplace_back();
+      p.req = std::move(request);
+      p.submitted = SteadyClock::now();
+      p.done = std::move(done);
     }
-    queue_.push_back(std::move(p));
   }
-  cv_.notify_one();
-  return reply.get();
+  if (stopping) {
+    done(Reply::error(503, "unavailable", "the engine is shutting down"));
+  } else if (full) {
+    done(Reply::error(503, "overloaded", "the engine's queue is full; retry later"));
+  } else {
+    cv_.notify_one();
+  }
 }
 
 Reply Engine::read(Renderer render) {
@@ -346,7 +359,7 @@ void Engine::finish_batch(std::deque<Pending>& batch, AppendBatch& out,
   for (auto& p : batch) {
     double ms = std::chrono::duration<double, std::milli>(now - p.submitted).count();
     metrics_.command(p.type, p.outcome, ms);
-    p.promise.set_value(std::move(p.reply));
+    p.done(std::move(p.reply));
   }
   arm_timer();
 }
@@ -360,8 +373,8 @@ void Engine::fail_batch(std::deque<Pending>& batch, const Status& st) {
   writable_ = false;
   for (auto& p : batch) {
     metrics_.command(p.type, "unavailable", 0);
-    p.promise.set_value(Reply::error(503, "unavailable",
-                                     "the write failed and nothing was changed: " + st.ToString()));
+    p.done(Reply::error(503, "unavailable",
+                        "the write failed and nothing was changed: " + st.ToString()));
   }
   rebuild();
 }

@@ -58,6 +58,9 @@ struct EngineOptions {
 // were folded (decision is null for reads). It may read the State only.
 using Renderer = std::function<Reply(const State& s, const Decision* decision)>;
 
+// Receives a submitted request's reply once it is durable.
+using Completion = std::function<void(Reply reply)>;
+
 struct Request {
   std::optional<Command> command;  // none: a read
   Renderer render;
@@ -81,6 +84,12 @@ class Engine {
 
   // Runs a request through the sequencer; returns once its reply is durable.
   Reply execute(Request request);
+  // The same without waiting, for callers that keep many requests in flight
+  // from few threads. `done` runs on the sequencer thread once the reply is
+  // durable, so it must be quick (it may submit() again); a request refused
+  // before the queue (shutting down, queue full) gets its 503 at once on
+  // the caller's thread.
+  void submit(Request request, Completion done);
   // A read of the durable state on the sequencer thread.
   Reply read(Renderer render);
 
