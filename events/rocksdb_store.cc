@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 
 #include <rocksdb/cache.h>
@@ -28,8 +29,17 @@ Status from_rocksdb(const rocksdb::Status& s, std::string_view what, uint64_t se
   return Status::IoError(std::move(m));
 }
 
-Status check_stored_event(uint64_t key_seq, std::string_view bytes, const fb::Event** event) {
-  Status s = decode_event(bytes, event);
+std::string_view AlignedEventBytes::hold(std::string_view bytes) {
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint64_t) == 0) return bytes;
+  words_.resize((bytes.size() + sizeof(uint64_t) - 1) / sizeof(uint64_t));
+  if (!bytes.empty()) std::memcpy(words_.data(), bytes.data(), bytes.size());
+  return {reinterpret_cast<const char*>(words_.data()), bytes.size()};
+}
+
+Status check_stored_event(uint64_t key_seq, std::string_view* bytes, AlignedEventBytes& scratch,
+                          const fb::Event** event) {
+  *bytes = scratch.hold(*bytes);
+  Status s = decode_event(*bytes, event);
   if (!s.ok()) return Status::Corruption(s.message(), key_seq);
   if ((*event)->seq() != key_seq) {
     return Status::Corruption("log key seq " + std::to_string(key_seq) +
@@ -217,7 +227,9 @@ Status RocksDbStore::load_tail() {
     if (keys::parse_log_key(view(it->key()), &seq)) {
       hash = sha256(view(it->value()));
       const fb::Event* e = nullptr;
-      problem = rocksdb_store::check_stored_event(seq, view(it->value()), &e);
+      rocksdb_store::AlignedEventBytes scratch;
+      std::string_view bytes = view(it->value());
+      problem = rocksdb_store::check_stored_event(seq, &bytes, scratch, &e);
       if (!problem.ok() && !writable()) problem = Status::Ok();  // seq and hash stand
     } else {
       problem = Status::Corruption("the last log key is malformed");

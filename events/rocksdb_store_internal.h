@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <rocksdb/slice.h>
 #include <rocksdb/status.h>
@@ -22,8 +23,23 @@ inline rocksdb::Slice slice(std::string_view s) { return {s.data(), s.size()}; }
 // concerned when the status is a corruption.
 Status from_rocksdb(const rocksdb::Status& s, std::string_view what, uint64_t seq = 0);
 
+// An aligned home for event bytes. FlatBuffers reads scalars through typed
+// pointers, so a buffer must start at an address aligned for its widest
+// scalar; RocksDB hands out values at any offset. Aligned values are used
+// in place (zero-copy); a misaligned one is copied here first.
+class AlignedEventBytes {
+ public:
+  // `bytes` itself when aligned, else a copy valid until the next call.
+  std::string_view hold(std::string_view bytes);
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
 // Verifies the bytes stored under log key `key_seq`: they decode, and the
-// envelope's seq is the key's. Corruption names `key_seq`.
-Status check_stored_event(uint64_t key_seq, std::string_view bytes, const fb::Event** event);
+// envelope's seq is the key's. Corruption names `key_seq`. `*bytes` becomes
+// the aligned bytes that `*event` points into.
+Status check_stored_event(uint64_t key_seq, std::string_view* bytes, AlignedEventBytes& scratch,
+                          const fb::Event** event);
 
 }  // namespace runledger::rocksdb_store

@@ -65,6 +65,7 @@ Status RocksDbStore::read_range(uint64_t after, uint64_t until, const EventVisit
   }
   ro.fill_cache = until != 0 && until - after <= kCachedRangeEventsMax;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kLog)));
+  rocksdb_store::AlignedEventBytes scratch;
   uint64_t expected = after + 1;
   for (it->Seek(lower); it->Valid(); it->Next()) {
     uint64_t seq = 0;
@@ -78,9 +79,9 @@ Status RocksDbStore::read_range(uint64_t after, uint64_t until, const EventVisit
                                     std::to_string(seq) + ")",
                                 expected);
     }
-    const std::string_view bytes = view(it->value());
+    std::string_view bytes = view(it->value());
     const fb::Event* e = nullptr;
-    if (Status s = check_stored_event(seq, bytes, &e); !s.ok()) return s;
+    if (Status s = check_stored_event(seq, &bytes, scratch, &e); !s.ok()) return s;
     if (!visit(*e, bytes)) return Status::Ok();
     ++expected;
   }
@@ -96,8 +97,10 @@ Status RocksDbStore::read_event(uint64_t seq, std::string* bytes) const {
   if (rs.IsNotFound()) return Status::NotFound("seq " + std::to_string(seq) + " is not in the log");
   if (!rs.ok()) return from_rocksdb(rs, "reading seq " + std::to_string(seq), seq);
   const fb::Event* e = nullptr;
-  if (Status s = check_stored_event(seq, view(value), &e); !s.ok()) return s;
-  bytes->assign(value.data(), value.size());
+  rocksdb_store::AlignedEventBytes scratch;
+  std::string_view stored = view(value);
+  if (Status s = check_stored_event(seq, &stored, scratch, &e); !s.ok()) return s;
+  bytes->assign(stored.data(), stored.size());
   return Status::Ok();
 }
 
@@ -117,7 +120,8 @@ Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
   ro.iterate_lower_bound = &lower;
   ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kStreamIndex)));
-  rocksdb::PinnableSlice bytes;
+  rocksdb::PinnableSlice value;
+  rocksdb_store::AlignedEventBytes scratch;
   uint32_t expected = 1;
   for (it->Seek(lower); it->Valid(); it->Next(), ++expected) {
     std::string_view key_stream;
@@ -132,19 +136,20 @@ Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
     }
     if (until_seq != 0 && seq > until_seq) break;
     char log_key[keys::kSeqBytes];
-    bytes.Reset();
-    rocksdb::Status rs = db_->Get(ro, cf(kLog), slice(keys::log_key(seq, log_key)), &bytes);
+    value.Reset();
+    rocksdb::Status rs = db_->Get(ro, cf(kLog), slice(keys::log_key(seq, log_key)), &value);
     if (rs.IsNotFound()) {
       return Status::Corruption("the stream index points " + where() + " at a missing seq", seq);
     }
     if (!rs.ok()) return from_rocksdb(rs, "reading seq " + std::to_string(seq), seq);
     const fb::Event* e = nullptr;
-    if (Status s = check_stored_event(seq, view(bytes), &e); !s.ok()) return s;
+    std::string_view bytes = view(value);
+    if (Status s = check_stored_event(seq, &bytes, scratch, &e); !s.ok()) return s;
     if (e->stream()->string_view() != stream || e->stream_version() != version) {
       return Status::Corruption(
           "the stream index points " + where() + " at an event of another stream or version", seq);
     }
-    if (!visit(*e, view(bytes))) return Status::Ok();
+    if (!visit(*e, bytes)) return Status::Ok();
   }
   return from_rocksdb(it->status(), "reading the stream index of " + std::string(stream));
 }

@@ -13,16 +13,29 @@ namespace {
 
 std::string str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
 
+// `from_ms` plus one interval; 0 (no next slot) when there is no schedule or
+// the sum does not fit. The engine never writes such values (the decider
+// bounds sync_schedule_s), but replay and verify read forged logs too, and
+// signed overflow is undefined behaviour.
+int64_t slot_after(int64_t from_ms, int64_t sync_schedule_s) {
+  int64_t interval_ms = 0, slot_ms = 0;
+  if (sync_schedule_s <= 0 || __builtin_mul_overflow(sync_schedule_s, kMsPerS, &interval_ms) ||
+      __builtin_add_overflow(from_ms, interval_ms, &slot_ms)) {
+    return 0;
+  }
+  return slot_ms;
+}
+
 void schedule(ConnectorsState& s, Connector& c, int64_t sync_schedule_s, int64_t set_at_ms) {
   c.sync_schedule_s = sync_schedule_s;
-  internal::set_next_slot(s, c, sync_schedule_s > 0 ? set_at_ms + sync_schedule_s * kMsPerS : 0);
+  internal::set_next_slot(s, c, slot_after(set_at_ms, sync_schedule_s));
 }
 
 // The slot served (or skipped, or missed up to) is done; the next one is one
 // interval later.
 void advance_past(ConnectorsState& s, Connector& c, int64_t slot_ms) {
   if (c.sync_schedule_s == 0 || slot_ms == 0) return;
-  internal::set_next_slot(s, c, slot_ms + c.sync_schedule_s * kMsPerS);
+  internal::set_next_slot(s, c, slot_after(slot_ms, c.sync_schedule_s));
 }
 
 void create(State& s, const std::string& id, const fb::Event& e) {

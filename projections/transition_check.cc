@@ -98,6 +98,15 @@ Status check_skipped(const fb::Event& e, const Connector& c) {
   return Status::Ok();
 }
 
+// The decider bounds the schedule; a value outside it was not written by it.
+Status check_schedule(const fb::Event& e, int64_t sync_schedule_s) {
+  if (sync_schedule_s < 0 || sync_schedule_s > connectors::kSyncScheduleSMax) {
+    return forbidden(e, "sync_schedule_s " + std::to_string(sync_schedule_s) + " is outside 0.." +
+                            std::to_string(connectors::kSyncScheduleSMax));
+  }
+  return Status::Ok();
+}
+
 Status check_deletion_started(const fb::Event& e, const Connector& c) {
   if (Status s = need_not_deleting(e, c); !s.ok()) return s;
   if (c.running()) return forbidden(e, "a sync is running");
@@ -107,6 +116,10 @@ Status check_deletion_started(const fb::Event& e, const Connector& c) {
 Status check_on_connector(const fb::Event& e, const Connector& c) {
   switch (e.payload_type()) {
     case P::ConnectorUpdated:
+      if (Status st = check_schedule(e, e.payload_as_ConnectorUpdated()->sync_schedule_s());
+          !st.ok()) {
+        return st;
+      }
       return need_not_deleting(e, c);
     case P::ConnectorStatusChanged:
       return check_status_changed(e, c);
@@ -172,6 +185,10 @@ Status check_connector_event(const State& s, const fb::Event& e) {
   auto it = s.connectors.by_id.find(std::string(id));
   const Connector* c = it == s.connectors.by_id.end() ? nullptr : &it->second;
   if (e.payload_type() == P::ConnectorCreated) {
+    if (Status st = check_schedule(e, e.payload_as_ConnectorCreated()->sync_schedule_s());
+        !st.ok()) {
+      return st;
+    }
     // A deleted connector is gone, so its id may be created again.
     return c == nullptr ? Status::Ok() : forbidden(e, "the connector already exists");
   }

@@ -37,7 +37,8 @@ std::string LogBuilder::encode(uint64_t seq, const std::string& stream, uint32_t
   d.stream_version = version;
   d.recorded_at_ms = 1'700'000'000'000 + static_cast<int64_t>(seq);
   d.actor = "tester";
-  d.command_id = "cmd-" + std::to_string(seq);
+  const std::string command_id = "cmd-" + std::to_string(seq);  // outlives the view
+  d.command_id = command_id;
   d.prev_hash = prev_hash;
   d.payload = &sample_payload();
   std::string bytes;

@@ -35,7 +35,8 @@ const std::vector<std::string>& Given::apply(const Decision& d) {
     draft.stream_version = ++versions_[ne.stream];
     draft.recorded_at_ms = now_ms;
     draft.actor = actor;
-    draft.command_id = "cmd-" + std::to_string(draft.seq);
+    const std::string command_id = "cmd-" + std::to_string(draft.seq);  // outlives the view
+    draft.command_id = command_id;
     draft.prev_hash = state.last_hash;
     draft.payload = &ne.payload;
     std::string bytes;

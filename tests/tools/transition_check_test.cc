@@ -314,6 +314,19 @@ TEST_F(Transitions, ASyncStartedWhileOneRunsIsRefused) {
   refused("connector/c1", e, "sync s1 is already running");
 }
 
+TEST_F(Transitions, AScheduleOutsideItsBoundsIsRefused) {
+  // A forged schedule this large would overflow the next slot's time.
+  fb::ConnectorCreatedT created;
+  created.name = "alpha";
+  created.sync_schedule_s = INT64_MAX / 10;
+  refused("connector/c1", created, "sync_schedule_s");
+  allowed(connectors::Create{"c1", "alpha", 60});
+  fb::ConnectorUpdatedT updated;
+  updated.schedule_changed = true;
+  updated.sync_schedule_s = -5;
+  refused("connector/c1", updated, "is outside 0..");
+}
+
 TEST_F(Transitions, AReportOfAnotherSyncIsRefused) {
   allowed(connectors::Create{"c1", "alpha", 0});
   allowed(connectors::StartSync{"c1", "s1"});

@@ -123,7 +123,8 @@ class ChainedLog {
     d.stream_version = ++versions_[stream];
     d.recorded_at_ms = 1'700'000'000'000 + static_cast<int64_t>(seq_) * 1000;
     d.actor = "tester";
-    d.command_id = "c-" + std::to_string(seq_);
+    const std::string command_id = "c-" + std::to_string(seq_);  // outlives the view
+    d.command_id = command_id;
     d.prev_hash = hash_;
     d.payload = &payload;
     EncodedEvent e;
