@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
@@ -22,18 +23,24 @@ namespace runledger::http {
 namespace {
 
 constexpr size_t kOverflowThreads = 2;
+// The pool grows to this many times --http-threads while connections wait.
+constexpr size_t kThreadsGrowthFactor = 4;
 constexpr size_t kActorBytesMax = 128;
 
 // Set on the overflow pool's threads: requests there are answered 503 at once.
 thread_local bool t_overflow = false;
 
-// A fixed pool with a bounded queue. Connections beyond the queue go to a
-// small overflow pool that answers 503 and closes, so a burst is refused
-// cleanly instead of waiting without bound.
+// The connection threads: `threads` to start with, one more whenever a
+// connection arrives while none is idle, up to `threads_max` (so a few slow
+// clients cannot take every thread), then a bounded queue. Connections
+// beyond the queue go to a small overflow pool that answers 503 and closes,
+// so a burst is refused cleanly instead of waiting without bound.
 class BoundedPool final : public httplib::TaskQueue {
  public:
-  BoundedPool(size_t threads, size_t queue_max) : queue_max_(queue_max) {
-    for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { work(main_, false); });
+  BoundedPool(size_t threads, size_t threads_max, size_t queue_max)
+      : threads_max_(std::max(threads, threads_max)), queue_max_(queue_max) {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (size_t i = 0; i < threads; ++i) add_worker();
     for (size_t i = 0; i < kOverflowThreads; ++i) {
       workers_.emplace_back([this] { work(overflow_, true); });
     }
@@ -41,6 +48,8 @@ class BoundedPool final : public httplib::TaskQueue {
   void enqueue(std::function<void()> fn) override {
     {
       std::lock_guard<std::mutex> lk(mu_);
+      const bool all_busy = idle_ <= main_.jobs.size();
+      if (all_busy && main_workers_ < threads_max_ && !stop_) add_worker();
       auto& q = main_.jobs.size() < queue_max_ ? main_ : overflow_;
       q.jobs.push_back(std::move(fn));
     }
@@ -48,13 +57,15 @@ class BoundedPool final : public httplib::TaskQueue {
     overflow_.cv.notify_one();
   }
   void shutdown() override {
+    std::vector<std::thread> workers;
     {
       std::lock_guard<std::mutex> lk(mu_);
       stop_ = true;
+      workers.swap(workers_);
     }
     main_.cv.notify_all();
     overflow_.cv.notify_all();
-    for (auto& t : workers_) t.join();
+    for (auto& t : workers) t.join();
   }
 
  private:
@@ -62,6 +73,12 @@ class BoundedPool final : public httplib::TaskQueue {
     std::deque<std::function<void()>> jobs;
     std::condition_variable cv;
   };
+  // REQUIRES: mu_ held.
+  void add_worker() {
+    ++main_workers_;
+    ++idle_;
+    workers_.emplace_back([this] { work(main_, false); });
+  }
   void work(Queue& q, bool overflow) {
     t_overflow = overflow;
     for (;;) {
@@ -72,13 +89,21 @@ class BoundedPool final : public httplib::TaskQueue {
         if (q.jobs.empty()) return;
         fn = std::move(q.jobs.front());
         q.jobs.pop_front();
+        if (!overflow) --idle_;
       }
       fn();
+      if (!overflow) {
+        std::lock_guard<std::mutex> lk(mu_);
+        ++idle_;
+      }
     }
   }
-  size_t queue_max_;
+  const size_t threads_max_;
+  const size_t queue_max_;
   std::mutex mu_;
   Queue main_, overflow_;
+  size_t main_workers_ = 0;  // GUARDED_BY(mu_)
+  size_t idle_ = 0;          // GUARDED_BY(mu_): main workers waiting for a job
   bool stop_ = false;
   std::vector<std::thread> workers_;
 };
@@ -130,7 +155,10 @@ void Server::Impl::configure() {
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     listen_fd = sock;
   });
-  http.new_task_queue = [this] { return new BoundedPool(options.threads, options.queue_max); };
+  http.new_task_queue = [this] {
+    return new BoundedPool(options.threads, options.threads * kThreadsGrowthFactor,
+                           options.queue_max);
+  };
   http.set_tcp_nodelay(true);
   http.set_keep_alive_max_count(options.keep_alive_requests_max);
   http.set_keep_alive_timeout(options.keep_alive_timeout_s);

@@ -5,9 +5,13 @@
 // Limits are deliberate (cpp-httplib 0.11's defaults are not safe here):
 //  - SO_REUSEPORT is off, so a second server on the same port fails to bind;
 //  - request bodies are read through a bounded reader, chunked ones too;
-//  - `threads` handle connections; past `queue_max` waiting connections,
-//    new ones are answered 503 at once by a small overflow pool;
-//  - read/write timeouts bound how long a slow client can hold a thread.
+//  - `threads` handle connections, growing to 4x while connections wait;
+//    past `queue_max` waiting connections, new ones are answered 503 at
+//    once by a small overflow pool;
+//  - read/write timeouts bound each read and write. They do not bound a
+//    whole request (cpp-httplib 0.11 has no such deadline), so a client
+//    sending a byte every few seconds holds its thread: the growth of the
+//    pool is what keeps a few such clients from starving the others.
 // Thread-safe: stop() may be called from any thread (e.g. a signal watcher).
 #pragma once
 
