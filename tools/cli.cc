@@ -21,7 +21,7 @@ int cli_main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<cli::Subcommand> commands = {
       cli::add_replay(app), cli::add_verify(app), cli::add_timeline(app), cli::add_events(app),
-      cli::add_export(app), cli::add_import(app), cli::add_gate(app)};
+      cli::add_export(app), cli::add_import(app), cli::add_gate(app),     cli::add_bench(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -16,5 +16,6 @@ Subcommand add_events(CLI::App& root);
 Subcommand add_export(CLI::App& root);
 Subcommand add_import(CLI::App& root);
 Subcommand add_gate(CLI::App& root);
+Subcommand add_bench(CLI::App& root);
 
 }  // namespace runledger::cli

@@ -1,0 +1,59 @@
+// CrashStore: an EventStore that forwards everything to the real one until
+// crash() is called; after that it drops the appends that carry nothing but
+// a snapshot. The engine writes such a snapshot on a clean shutdown, which
+// would leave nothing to replay; a server killed with -9 never writes it, so
+// the next start folds the last periodic snapshot plus the tail after it.
+// That is the start the restart workload times.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "events/event_store.h"
+
+namespace runledger::bench {
+
+class CrashStore final : public EventStore {
+ public:
+  explicit CrashStore(std::unique_ptr<EventStore> inner) : inner_(std::move(inner)) {}
+  void crash() { crashed_ = true; }
+
+  Status append(const AppendBatch& batch) override;
+  uint64_t last_seq() const override { return inner_->last_seq(); }
+  Hash last_hash() const override { return inner_->last_hash(); }
+  Status read_range(uint64_t after, uint64_t until, const EventVisitor& visit) const override {
+    return inner_->read_range(after, until, visit);
+  }
+  Status read_event(uint64_t seq, std::string* bytes) const override {
+    return inner_->read_event(seq, bytes);
+  }
+  Status read_stream(std::string_view stream, uint64_t until_seq,
+                     const EventVisitor& visit) const override {
+    return inner_->read_stream(stream, until_seq, visit);
+  }
+  Status stream_version(std::string_view stream, uint32_t* version) const override {
+    return inner_->stream_version(stream, version);
+  }
+  Status get_idempotency(std::string_view key, std::string* value) const override {
+    return inner_->get_idempotency(key, value);
+  }
+  Status purge_idempotency(int64_t before_ms) override {
+    return inner_->purge_idempotency(before_ms);
+  }
+  Status get_view(std::string_view key, std::string* value) const override {
+    return inner_->get_view(key, value);
+  }
+  Status scan_views(std::string_view prefix, std::string_view after_key,
+                    const std::function<bool(std::string_view key, std::string_view value)>& visit)
+      const override {
+    return inner_->scan_views(prefix, after_key, visit);
+  }
+  Status get_snapshot(std::string* value) const override { return inner_->get_snapshot(value); }
+  Status refresh() override { return inner_->refresh(); }
+
+ private:
+  std::unique_ptr<EventStore> inner_;
+  std::atomic<bool> crashed_{false};
+};
+
+}  // namespace runledger::bench

@@ -1,0 +1,138 @@
+// W1 on the in-process engine: see w1_engine.h.
+#include "bench/w1_engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "bench/progress_wait.h"
+#include "events/hash.h"
+
+namespace runledger::bench {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Failures kept for the report: the first ones tell the story.
+constexpr size_t kFailuresKeptMax = 10;
+
+class Caller {
+ public:
+  Caller(Engine& e, const W1Plan& plan, size_t index) : e_(e), plan_(plan), index_(index) {}
+
+  // Runs job `n` (the caller's k-th); "" when every reply was as expected.
+  std::string run_job(uint64_t n, uint64_t k) {
+    std::string id = w1_job_id(plan_, n);
+    std::string kind = fmt::format("{}-k{}", plan_.id_prefix, index_);
+    jobs::Enqueue enq;
+    enq.id = id;
+    enq.kind = kind;
+    enq.target = w1_target(plan_, index_, k);
+    enq.input = R"({"window":"2026-05-06T00:00Z/PT1H"})";
+    std::vector<std::string> steps = enq.plan;
+    if (auto err = expect(enq, ""); !err.empty()) return "enqueue " + id + ": " + err;
+    std::string token = sha256_hex(id).substr(0, jobs::kLeaseTokenChars);
+    jobs::Claim claim{"worker-" + kind, {kind}, kW1LeaseS, token};
+    if (auto err = expect(claim, job_stream(id) + " "); !err.empty()) return "claim: " + err;
+    if (auto err = expect(jobs::Start{id, token, "handle-" + id}, ""); !err.empty()) {
+      return "start " + id + ": " + err;
+    }
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (auto err = expect(jobs::StepStart{id, steps[i], token}, ""); !err.empty()) {
+        return "step start " + id + "/" + steps[i] + ": " + err;
+      }
+      bool last = i + 1 == steps.size();
+      std::string done = last ? " AttemptSucceeded" : "";
+      if (auto err = expect(jobs::StepDone{id, steps[i], token, R"({"rows":1})"}, done);
+          !err.empty()) {
+        return "step done " + id + "/" + steps[i] + ": " + err;
+      }
+    }
+    return "";
+  }
+
+  LatencyRecorder latency;
+  uint64_t commands = 0;
+
+ private:
+  // Runs one command; "" when it got 200 and its body contains `want`.
+  std::string expect(Command c, const std::string& want) {
+    Request r;
+    r.command = std::move(c);
+    r.render = brief_reply;
+    r.actor = "bench";
+    auto start = SteadyClock::now();
+    Reply reply = e_.execute(std::move(r));
+    if (plan_.record_latency) {
+      latency.add(std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count());
+    }
+    ++commands;
+    if (reply.status != 200 || reply.body.find(want) == std::string::npos) {
+      return fmt::format("{} {} (wanted 200 with '{}')", reply.status, reply.body, want);
+    }
+    return "";
+  }
+
+  Engine& e_;
+  const W1Plan& plan_;
+  const size_t index_;
+};
+
+}  // namespace
+
+Reply brief_reply(const State&, const Decision* d) {
+  if (d->rejection) return Reply{d->rejection->status, d->rejection->code};
+  if (d->events.empty()) return Reply{204, ""};
+  return Reply{200, d->events.front().stream + " " +
+                        std::string(event_type_name(d->events.back().payload.type))};
+}
+
+std::string w1_job_id(const W1Plan& plan, uint64_t n) {
+  return fmt::format("{}-{}", plan.id_prefix, n);
+}
+
+std::string w1_target(const W1Plan& plan, size_t caller, uint64_t k) {
+  size_t per_caller = std::max<size_t>(1, plan.targets / std::max<size_t>(1, plan.callers));
+  return fmt::format("{}-t{}", plan.id_prefix, caller + plan.callers * (k % per_caller));
+}
+
+W1Outcome drive_w1(Engine& engine, const W1Plan& plan, const ProgressFn& progress,
+                   std::string_view phase) {
+  W1Outcome out;
+  std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> succeeded{0};
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::vector<std::thread> threads;
+  auto started = SteadyClock::now();
+  for (size_t c = 0; c < plan.callers; ++c) {
+    threads.emplace_back([&, c] {
+      Caller caller(engine, plan, c);
+      for (uint64_t k = 0; !stop.load(std::memory_order_relaxed); ++k) {
+        uint64_t n = next.fetch_add(1);
+        if (n >= plan.jobs) break;
+        std::string err = caller.run_job(n, k);
+        if (!err.empty()) {
+          stop = true;  // a broken run is not worth timing further
+          std::lock_guard<std::mutex> lk(mu);
+          if (out.failures.size() < kFailuresKeptMax) out.failures.push_back(err);
+          break;
+        }
+        succeeded.fetch_add(1, std::memory_order_relaxed);
+      }
+      std::lock_guard<std::mutex> lk(mu);
+      out.latency.merge(caller.latency);
+      out.commands += caller.commands;
+    });
+  }
+  wait_with_progress(threads, succeeded, plan.jobs, stop, progress, phase);
+  out.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
+  out.jobs_succeeded = succeeded.load();
+  return out;
+}
+
+}  // namespace runledger::bench

@@ -1,0 +1,162 @@
+// runledger bench through the real binary: every workload runs at a tiny
+// size with --json, prints one JSON object with the figures of quality.md,
+// and its own correctness check passed (every job SUCCEEDED, the event
+// count as expected). No speed is asserted: the machine is shared.
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/tools/tools_test_support.h"
+
+namespace runledger::testing {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitUnreachable = 69;
+constexpr int kExitSoftware = 70;
+constexpr int kW1Commands = 11;
+constexpr int kW1Events = 12;
+
+// Runs `runledger bench <args> --json` and parses what it printed.
+nlohmann::json bench_json(std::vector<std::string> args, int want_code = kExitOk) {
+  args.insert(args.begin(), "bench");
+  args.push_back("--json");
+  CliResult r = run_cli(args);
+  EXPECT_EQ(r.code, want_code) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_TRUE(j.is_object()) << "not one JSON object: " << r.out;
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+// The figures every workload reports, with sane values.
+void expect_common_figures(const nlohmann::json& j, const std::string& workload) {
+  EXPECT_EQ(j.value("workload", ""), workload);
+  EXPECT_EQ(j.value("ok", false), true) << j.dump(2);
+  EXPECT_TRUE(j.at("failures").empty()) << j.dump(2);
+  for (const char* key : {"unit", "count", "seconds", "per_s", "latency_ms", "fsync_batches",
+                          "mean_batch_commands", "events", "disk_bytes", "bytes_per_event",
+                          "rss_bytes", "peak_rss_bytes", "checks", "figures", "machine"}) {
+    EXPECT_TRUE(j.contains(key)) << key << " missing in " << j.dump(2);
+  }
+  EXPECT_GT(j.value("peak_rss_bytes", 0.0), 0.0);
+  EXPECT_GE(j.value("peak_rss_bytes", 0.0), j.value("rss_bytes", 0.0));
+  EXPECT_GT(j["machine"].value("cpus", 0), 0);
+  EXPECT_FALSE(j["machine"].value("cpu_model", "").empty());
+  EXPECT_GT(j["machine"].value("memory_bytes", 0.0), 0.0);
+}
+
+TEST(BenchW1, RunsEveryJobToSucceededAndReportsTheFigures) {
+  nlohmann::json j = bench_json({"w1", "--callers", "4", "--jobs", "40"});
+  expect_common_figures(j, "w1");
+  EXPECT_EQ(j["checks"].value("jobs_succeeded", 0), 40);
+  EXPECT_EQ(j.value("unit", ""), "commands");
+  EXPECT_EQ(j.value("count", 0), 40 * kW1Commands);
+  EXPECT_EQ(j.value("events", 0), 40 * kW1Events);
+  EXPECT_EQ(j["latency_ms"].value("samples", 0), 40 * kW1Commands);
+  const auto& lat = j["latency_ms"];
+  EXPECT_LE(lat.value("p50", 0.0), lat.value("p99", 0.0));
+  EXPECT_LE(lat.value("p99", 0.0), lat.value("p999", 0.0));
+  EXPECT_LE(lat.value("p999", 0.0), lat.value("max", 0.0));
+  // Group commit: every command is in some fsynced batch, none is in two.
+  EXPECT_GT(j.value("fsync_batches", 0), 0);
+  EXPECT_LE(j.value("fsync_batches", 0), 40 * kW1Commands);
+  EXPECT_GE(j.value("mean_batch_commands", 0.0), 1.0);
+  EXPECT_GT(j.value("bytes_per_event", 0.0), 0.0);
+}
+
+TEST(BenchW1, PrintsATableWithoutJson) {
+  CliResult r = run_cli({"bench", "w1", "--callers", "2", "--jobs", "5"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("runledger bench w1: OK"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("commands/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("p999"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("machine"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << "progress must stay quiet when not on a terminal: " << r.err;
+}
+
+TEST(BenchW1, RefusesADataFolderThatIsNotEmpty) {
+  TempDir data;
+  std::ofstream(data.path() + "/something") << "x";
+  nlohmann::json j = bench_json({"w1", "--jobs", "2", "--data", data.path()}, kExitSoftware);
+  EXPECT_EQ(j.value("ok", true), false);
+  EXPECT_NE(j.value("error", "").find("must be an empty folder"), std::string::npos) << j.dump();
+}
+
+TEST(BenchW1Http, RunsEveryJobThroughAnInProcessServer) {
+  nlohmann::json j = bench_json({"w1-http", "--clients", "4", "--jobs", "30"});
+  expect_common_figures(j, "w1-http");
+  EXPECT_EQ(j["checks"].value("jobs_succeeded_seen_by_clients", 0), 30);
+  EXPECT_EQ(j["checks"].value("jobs_succeeded", 0), 30);
+  EXPECT_EQ(j.value("count", 0), 30 * kW1Commands);
+  EXPECT_EQ(j.value("events", 0), 30 * kW1Events);
+  EXPECT_GT(j.value("fsync_batches", 0), 0);
+}
+
+TEST(BenchW1Http, DrivesARunningServerAndSaysWhenItIsGone) {
+  TempDir data;
+  ServerProcess server(data.path());
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  nlohmann::json j =
+      bench_json({"w1-http", "--clients", "3", "--jobs", "12", "--server", server.url()});
+  expect_common_figures(j, "w1-http");
+  EXPECT_EQ(j["checks"].value("jobs_succeeded_seen_by_clients", 0), 12);
+  EXPECT_GE(j["figures"].value("events_appended", 0), 12 * kW1Events);
+  // A second run on the same server uses job ids of its own.
+  nlohmann::json again =
+      bench_json({"w1-http", "--clients", "2", "--jobs", "4", "--server", server.url()});
+  EXPECT_EQ(again.value("ok", false), true) << again.dump(2);
+
+  server.stop();
+  nlohmann::json gone =
+      bench_json({"w1-http", "--jobs", "1", "--server", server.url()}, kExitUnreachable);
+  EXPECT_NE(gone.value("error", "").find("does not answer"), std::string::npos) << gone.dump();
+}
+
+TEST(BenchReplay, FoldsTheWholeGeneratedLog) {
+  nlohmann::json j = bench_json({"replay", "--events", "1200", "--callers", "4"});
+  expect_common_figures(j, "replay");
+  EXPECT_EQ(j.value("unit", ""), "events");
+  EXPECT_EQ(j.value("count", 0), 1200);  // 100 jobs of 12 events
+  EXPECT_EQ(j["checks"].value("events_folded", 0), 1200);
+  EXPECT_EQ(j["checks"].value("jobs_succeeded", 0), 100);
+}
+
+TEST(BenchRestart, OpensTheEngineOnTheSnapshotAndTail) {
+  nlohmann::json j = bench_json({"restart", "--events", "1200", "--callers", "4"});
+  expect_common_figures(j, "restart");
+  EXPECT_EQ(j["checks"].value("served_seq", 0), 1200);
+  // No periodic snapshot at this size, and the crash dropped the final one.
+  EXPECT_EQ(j["figures"].value("snapshot_seq", -1), 0);
+  EXPECT_EQ(j["figures"].value("tail_events", 0), 1200);
+  EXPECT_GT(j.value("seconds", 0.0), 0.0);
+}
+
+TEST(BenchLeaseExpiry, RecordsEveryLeaseThatRanOut) {
+  nlohmann::json j = bench_json({"lease-expiry", "--leases", "20", "--lease-s", "1"});
+  expect_common_figures(j, "lease-expiry");
+  EXPECT_EQ(j["checks"].value("lease_expired_events", 0), 20);
+  EXPECT_EQ(j["checks"].value("jobs_queued_again", 0), 20);
+  EXPECT_EQ(j["latency_ms"].value("samples", 0), 20);
+  EXPECT_GE(j["latency_ms"].value("p50", -1.0), 0.0);  // never recorded before it was due
+}
+
+TEST(BenchMemory, FinishedJobsLeaveMemoryAndStayReadable) {
+  nlohmann::json j = bench_json({"memory", "--finished-jobs", "30", "--callers", "4"});
+  expect_common_figures(j, "memory");
+  EXPECT_EQ(j["checks"].value("jobs_in_memory", -1), 0);
+  EXPECT_EQ(j["checks"].value("finished_jobs_readable", false), true);
+  EXPECT_EQ(j["checks"].value("jobs_succeeded", 0), 30);
+  EXPECT_GT(j.value("rss_bytes", 0.0), 0.0);
+}
+
+TEST(BenchHelp, ListsEveryWorkload) {
+  CliResult r = run_cli({"bench", "--help"});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  for (const char* w : {"w1", "w1-http", "replay", "restart", "lease-expiry", "memory"}) {
+    EXPECT_NE(r.out.find(w), std::string::npos) << w << " missing in " << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace runledger::testing
