@@ -1,0 +1,74 @@
+// ApiUnderTest: the HTTP API without sockets, for the fuzzer and the corpus
+// generator. A real Engine on a RocksDB store in a scratch folder (on tmpfs
+// when there is one: fsync is then free), the real route tables, and the
+// request path of http/server.cc (Server::Impl::handle and read_headers)
+// restated here, because the server offers no entry point below the socket:
+// query parsing by cpp-httplib, the body limit, the Authorization /
+// X-Runledger-Actor / Idempotency-Key headers, routing (404/405), and the
+// mapping of ApiError / FieldError / other exceptions to replies.
+//
+// Authentication is on for a request that carries an Authorization header
+// and off for one that does not, so one engine exercises both paths; the
+// tokens are kReaderToken, kWorkerToken and kOperatorToken.
+//
+// The engine runs on a ManualClock with its timers off: nothing happens
+// between two calls. Not thread-safe: one caller.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/engine.h"
+#include "fuzz/request_text.h"
+#include "http/auth.h"
+#include "http/router.h"
+
+namespace runledger::fuzz {
+
+inline constexpr std::string_view kReaderToken = "reader-token-0123456789";
+inline constexpr std::string_view kWorkerToken = "worker-token-0123456789";
+inline constexpr std::string_view kOperatorToken = "operator-token-0123456789";
+// As ServerOptions::body_limit_bytes by default.
+inline constexpr size_t kBodyLimitBytes = 1 << 20;
+
+// What one request did, for the checks of the caller.
+struct Outcome {
+  Reply reply;
+  bool routed = false;             // a route handler ran
+  std::optional<http::Role> role;  // authenticated as
+};
+
+class ApiUnderTest {
+ public:
+  // Creates the scratch folder, opens the store and the engine; aborts when
+  // that fails (nothing can be fuzzed without them).
+  ApiUnderTest();
+  // Shuts the engine down and removes the scratch folder.
+  ~ApiUnderTest();
+  ApiUnderTest(const ApiUnderTest&) = delete;
+  ApiUnderTest& operator=(const ApiUnderTest&) = delete;
+
+  // The request as the server would answer it. nullopt for the live event
+  // stream, which the server serves itself and never through a route.
+  std::optional<Outcome> call(const RequestText& request);
+
+  uint64_t last_seq() { return engine_->store().last_seq(); }
+  Engine& engine() { return *engine_; }
+  ManualClock& clock() { return clock_; }
+
+ private:
+  std::optional<Reply> read_headers(const RequestText& in, http::ApiRequest& a,
+                                    Outcome& outcome) const;
+  Reply route(http::ApiRequest& a, Outcome& outcome) const;
+
+  std::string folder_;
+  ManualClock clock_;
+  std::unique_ptr<Engine> engine_;
+  http::Router router_;
+  http::Auth auth_;
+};
+
+}  // namespace runledger::fuzz

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The sanitizer and fuzzing pass of CI (quality.md "Bad input"):
+#  1. builds build-asan with clang, AddressSanitizer + UBSan and the libFuzzer
+#     targets of fuzz/;
+#  2. runs the core test binaries under the sanitizers (leaks included);
+#  3. runs each fuzzer for a bounded time over a copy of its corpus (the
+#     repository is never written), with its dictionary.
+# Fails on a failing test, a crash, a leak, undefined behaviour or a broken
+# contract check of a fuzzer. A fuzzer's failing input is kept in
+# build-asan/fuzz-artifacts/; replay it with `build-asan/bin/<fuzzer> FILE`.
+#
+# Environment:
+#   RUNLEDGER_FUZZ_SECONDS  seconds per fuzzer (default 60)
+#   RUNLEDGER_ASAN_TESTS    test binaries to run (default: events, projections, engine)
+#   RUNLEDGER_JOBS          build parallelism (default 2)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzz_seconds="${RUNLEDGER_FUZZ_SECONDS:-60}"
+tests="${RUNLEDGER_ASAN_TESTS:-events_tests projections_tests engine_tests}"
+jobs="${RUNLEDGER_JOBS:-2}"
+fuzzers=(fuzz_event_decoder fuzz_http_request fuzz_json_input)
+build=build-asan
+# The throughput tests measure speed, which a sanitized build does not have.
+test_filter='-*Throughput*:*throughput*'
+
+# clang and its runtimes (libFuzzer is in libclang-rt-14-dev on Debian 12).
+if ! command -v clang++ >/dev/null ||
+   ! compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    clang libclang-rt-14-dev
+fi
+
+# -O1 without full debug info: the sanitized build is compile-bound on 2
+# cores; line tables are enough for symbolized reports. Assertions stay on.
+CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+  -DRUNLEDGER_SANITIZE=ON -DRUNLEDGER_FUZZ=ON -DRUNLEDGER_TESTS=ON >/dev/null
+# shellcheck disable=SC2086
+nice cmake --build "$build" -j"$jobs" -t "${fuzzers[@]}" $tests
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
+# fuzz/ubsan.supp lists the known, reported findings (each with the reason
+# and the way to remove it); anything else stops the run.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/fuzz/ubsan.supp"
+
+for t in $tests; do
+  echo "== $t (ASan + UBSan)"
+  "$build/bin/$t" --gtest_brief=1 --gtest_filter="$test_filter"
+done
+
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+artifacts="$build/fuzz-artifacts"
+mkdir -p "$artifacts"
+for f in "${fuzzers[@]}"; do
+  echo "== $f for ${fuzz_seconds}s"
+  mkdir -p "$scratch/$f"
+  cp -R "fuzz/corpus/$f/." "$scratch/$f/"
+  dict=()
+  [ -f "fuzz/$f.dict" ] && dict=(-dict="fuzz/$f.dict")
+  if ! "$build/bin/$f" -max_total_time="$fuzz_seconds" -timeout=30 -rss_limit_mb=2048 \
+      -max_len=16384 -print_final_stats=1 -artifact_prefix="$artifacts/$f-" "${dict[@]}" \
+      "$scratch/$f" 2>"$scratch/$f.log"; then
+    tail -n 80 "$scratch/$f.log"
+    echo "$f FAILED; its input is in $artifacts/" >&2
+    exit 1
+  fi
+  grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$scratch/$f.log"
+done
+echo "sanitizers and fuzzers: OK"
