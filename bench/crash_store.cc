@@ -7,7 +7,7 @@ Status CrashStore::append(const AppendBatch& batch) {
   bool snapshot_only =
       batch.snapshot && batch.events.empty() && batch.idempotency.empty() && batch.views.empty();
   if (crashed_ && snapshot_only) return Status::Ok();
-  return inner_->append(batch);
+  return ForwardingStore::append(batch);
 }
 
 }  // namespace runledger::bench

@@ -9,50 +9,18 @@
 #include <atomic>
 #include <memory>
 
-#include "events/event_store.h"
+#include "events/forwarding_store.h"
 
 namespace runledger::bench {
 
-class CrashStore final : public EventStore {
+class CrashStore final : public ForwardingStore {
  public:
-  explicit CrashStore(std::unique_ptr<EventStore> inner) : inner_(std::move(inner)) {}
+  explicit CrashStore(std::unique_ptr<EventStore> inner) : ForwardingStore(std::move(inner)) {}
   void crash() { crashed_ = true; }
 
   Status append(const AppendBatch& batch) override;
-  uint64_t last_seq() const override { return inner_->last_seq(); }
-  Hash last_hash() const override { return inner_->last_hash(); }
-  Status read_range(uint64_t after, uint64_t until, const EventVisitor& visit) const override {
-    return inner_->read_range(after, until, visit);
-  }
-  Status read_event(uint64_t seq, std::string* bytes) const override {
-    return inner_->read_event(seq, bytes);
-  }
-  Status read_stream(std::string_view stream, uint64_t until_seq,
-                     const EventVisitor& visit) const override {
-    return inner_->read_stream(stream, until_seq, visit);
-  }
-  Status stream_version(std::string_view stream, uint32_t* version) const override {
-    return inner_->stream_version(stream, version);
-  }
-  Status get_idempotency(std::string_view key, std::string* value) const override {
-    return inner_->get_idempotency(key, value);
-  }
-  Status purge_idempotency(int64_t before_ms) override {
-    return inner_->purge_idempotency(before_ms);
-  }
-  Status get_view(std::string_view key, std::string* value) const override {
-    return inner_->get_view(key, value);
-  }
-  Status scan_views(std::string_view prefix, std::string_view after_key,
-                    const std::function<bool(std::string_view key, std::string_view value)>& visit)
-      const override {
-    return inner_->scan_views(prefix, after_key, visit);
-  }
-  Status get_snapshot(std::string* value) const override { return inner_->get_snapshot(value); }
-  Status refresh() override { return inner_->refresh(); }
 
  private:
-  std::unique_ptr<EventStore> inner_;
   std::atomic<bool> crashed_{false};
 };
 
