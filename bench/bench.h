@@ -31,7 +31,8 @@ inline constexpr int64_t kDefaultLeaseS = 5;
 inline constexpr uint64_t kDefaultFinishedJobs = 200'000;
 
 struct BenchOptions {
-  size_t callers = kDefaultCallers;  // in-process threads
+  size_t callers = kDefaultCallers;  // in-process threads (or chains, with `chained`)
+  bool chained = false;              // w1: callers are chains of completions, not threads
   size_t clients = kDefaultClients;  // HTTP keep-alive clients
   uint64_t jobs = kDefaultJobs;
   size_t targets = kDefaultTargets;

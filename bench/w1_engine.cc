@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "bench/progress_wait.h"
+#include "bench/w1_chained.h"
 #include "events/hash.h"
 
 namespace runledger::bench {
@@ -26,30 +27,9 @@ class Caller {
 
   // Runs job `n` (the caller's k-th); "" when every reply was as expected.
   std::string run_job(uint64_t n, uint64_t k) {
-    std::string id = w1_job_id(plan_, n);
-    std::string kind = fmt::format("{}-k{}", plan_.id_prefix, index_);
-    jobs::Enqueue enq;
-    enq.id = id;
-    enq.kind = kind;
-    enq.target = w1_target(plan_, index_, k);
-    enq.input = R"({"window":"2026-05-06T00:00Z/PT1H"})";
-    std::vector<std::string> steps = enq.plan;
-    if (auto err = expect(enq, ""); !err.empty()) return "enqueue " + id + ": " + err;
-    std::string token = sha256_hex(id).substr(0, jobs::kLeaseTokenChars);
-    jobs::Claim claim{"worker-" + kind, {kind}, kW1LeaseS, token};
-    if (auto err = expect(claim, job_stream(id) + " "); !err.empty()) return "claim: " + err;
-    if (auto err = expect(jobs::Start{id, token, "handle-" + id}, ""); !err.empty()) {
-      return "start " + id + ": " + err;
-    }
-    for (size_t i = 0; i < steps.size(); ++i) {
-      if (auto err = expect(jobs::StepStart{id, steps[i], token}, ""); !err.empty()) {
-        return "step start " + id + "/" + steps[i] + ": " + err;
-      }
-      bool last = i + 1 == steps.size();
-      std::string done = last ? " AttemptSucceeded" : "";
-      if (auto err = expect(jobs::StepDone{id, steps[i], token, R"({"rows":1})"}, done);
-          !err.empty()) {
-        return "step done " + id + "/" + steps[i] + ": " + err;
+    for (W1Step& step : w1_job_steps(plan_, index_, n, k)) {
+      if (auto err = expect(std::move(step.command), step.want); !err.empty()) {
+        return step.what + ": " + err;
       }
     }
     return "";
@@ -59,7 +39,7 @@ class Caller {
   uint64_t commands = 0;
 
  private:
-  // Runs one command; "" when it got 200 and its body contains `want`.
+  // Runs one command; "" when it got the reply it should.
   std::string expect(Command c, const std::string& want) {
     Request r;
     r.command = std::move(c);
@@ -71,10 +51,7 @@ class Caller {
       latency.add(std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count());
     }
     ++commands;
-    if (reply.status != 200 || reply.body.find(want) == std::string::npos) {
-      return fmt::format("{} {} (wanted 200 with '{}')", reply.status, reply.body, want);
-    }
-    return "";
+    return w1_reply_error(reply, want);
   }
 
   Engine& e_;
@@ -91,6 +68,37 @@ Reply brief_reply(const State&, const Decision* d) {
                         std::string(event_type_name(d->events.back().payload.type))};
 }
 
+std::string w1_reply_error(const Reply& reply, const std::string& want) {
+  if (reply.status == 200 && reply.body.find(want) != std::string::npos) return "";
+  return fmt::format("{} {} (wanted 200 with '{}')", reply.status, reply.body, want);
+}
+
+std::vector<W1Step> w1_job_steps(const W1Plan& plan, size_t caller, uint64_t n, uint64_t k) {
+  std::string id = w1_job_id(plan, n);
+  std::string kind = fmt::format("{}-k{}", plan.id_prefix, caller);
+  jobs::Enqueue enq;
+  enq.id = id;
+  enq.kind = kind;
+  enq.target = w1_target(plan, caller, k);
+  enq.input = R"({"window":"2026-05-06T00:00Z/PT1H"})";
+  std::vector<std::string> plan_steps = enq.plan;
+  std::string token = sha256_hex(id).substr(0, jobs::kLeaseTokenChars);
+  std::vector<W1Step> steps;
+  steps.reserve(kW1CommandsPerJob);
+  steps.push_back({std::move(enq), "", "enqueue " + id});
+  steps.push_back({jobs::Claim{"worker-" + kind, {kind}, kW1LeaseS, token}, job_stream(id) + " ",
+                   "claim " + id});
+  steps.push_back({jobs::Start{id, token, "handle-" + id}, "", "start " + id});
+  for (size_t i = 0; i < plan_steps.size(); ++i) {
+    const std::string& name = plan_steps[i];
+    steps.push_back({jobs::StepStart{id, name, token}, "", "step start " + id + "/" + name});
+    bool last = i + 1 == plan_steps.size();
+    steps.push_back({jobs::StepDone{id, name, token, R"({"rows":1})"},
+                     last ? " AttemptSucceeded" : "", "step done " + id + "/" + name});
+  }
+  return steps;
+}
+
 std::string w1_job_id(const W1Plan& plan, uint64_t n) {
   return fmt::format("{}-{}", plan.id_prefix, n);
 }
@@ -102,6 +110,7 @@ std::string w1_target(const W1Plan& plan, size_t caller, uint64_t k) {
 
 W1Outcome drive_w1(Engine& engine, const W1Plan& plan, const ProgressFn& progress,
                    std::string_view phase) {
+  if (plan.chained) return drive_w1_chained(engine, plan, progress, phase);
   W1Outcome out;
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> succeeded{0};

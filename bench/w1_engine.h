@@ -1,6 +1,7 @@
-// The W1 driver on the in-process engine: `callers` threads each run whole
-// jobs (enqueue, claim, start, step start + done for each of the 4 steps:
-// 11 commands, ending SUCCEEDED) one after the other until `jobs` are done.
+// The W1 driver on the in-process engine: `callers` threads (or chains of
+// completions, with plan.chained) each run whole jobs (enqueue, claim,
+// start, step start + done for each of the 4 steps: 11 commands, ending
+// SUCCEEDED) one after the other until `jobs` are done.
 // Each caller claims only its own kind and uses targets no other caller
 // uses, so every claim must hand out the job just enqueued; any other reply
 // is a failure of the run.
@@ -25,6 +26,18 @@ struct W1Plan {
   size_t targets = kDefaultTargets;
   std::string id_prefix = "w1";
   bool record_latency = true;
+  // false: each caller is a thread that waits for every reply (execute).
+  // true: each caller is a chain of commands submitted from the previous
+  // command's completion (Engine::submit), so thousands of callers can be
+  // in flight without a thread each; see w1_chained.h.
+  bool chained = false;
+};
+
+// One command of a W1 job with the reply it must get.
+struct W1Step {
+  Command command;
+  std::string want;  // 200 and a body containing this (see brief_reply)
+  std::string what;  // names the step in a failure
 };
 
 struct W1Outcome {
@@ -39,6 +52,11 @@ struct W1Outcome {
 // status and code, 204 when nothing happened, or 200 with "<stream of the
 // first event> <type of the last event>".
 Reply brief_reply(const State& s, const Decision* d);
+
+// The 11 commands of job `n`, a caller's k-th.
+std::vector<W1Step> w1_job_steps(const W1Plan& plan, size_t caller, uint64_t n, uint64_t k);
+// "" when `reply` is what a step wanted, else what was wrong.
+std::string w1_reply_error(const Reply& reply, const std::string& want);
 
 // The id of job number `n` of a plan (the W1 workloads check these).
 std::string w1_job_id(const W1Plan& plan, uint64_t n);

@@ -14,7 +14,8 @@ namespace runledger::bench {
 BenchResult run_w1(const BenchOptions& o) {
   BenchResult r;
   r.workload = "w1";
-  r.parameters = {{"callers", o.callers}, {"jobs", o.jobs}, {"targets", o.targets}};
+  r.parameters = {
+      {"callers", o.callers}, {"chained", o.chained}, {"jobs", o.jobs}, {"targets", o.targets}};
   DataFolder folder(o.data);
   if (!folder.error().empty()) {
     r.error = folder.error();
@@ -25,6 +26,7 @@ BenchResult run_w1(const BenchOptions& o) {
   plan.callers = o.callers;
   plan.jobs = o.jobs;
   plan.targets = o.targets;
+  plan.chained = o.chained;
   {
     EngineRig rig;
     if (Status st = rig.open(folder.path()); !st.ok()) {

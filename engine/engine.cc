@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/due_timer.h"
+#include "engine/engine_batch.h"
 #include "engine/entities.h"
 #include "engine/idempotency.h"
 #include "engine/idempotency_purge.h"
@@ -33,15 +34,6 @@ class RandomIds final : public IdSource {
 const std::string kSystemActor = "system";
 
 }  // namespace
-
-struct Engine::Pending {
-  Request req;
-  Completion done;
-  SteadyClock::time_point submitted;
-  Reply reply;
-  const char* type = "read";
-  const char* outcome = "ok";
-};
 
 Engine::Engine(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options)
     : store_(std::move(store)),
@@ -70,6 +62,7 @@ Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, Engin
         std::make_unique<IdempotencyPurge>(*e->store_, e->options_.idempotency_keep_s * 1000,
                                            e->options_.idempotency_purge_every_s * 1000);
   }
+  e->writer_ = std::thread([raw = e.get()] { raw->write_loop(); });
   e->sequencer_ = std::thread([raw = e.get()] { raw->run(); });
   if (e->options_.timers && !e->options_.read_only) {
     e->timer_ = std::make_unique<DueTimer>(e->clock_, [raw = e.get()] { raw->tick(); });
@@ -164,49 +157,81 @@ void Engine::shutdown() {
 }
 
 void Engine::run() {
-  std::deque<Pending> batch;
   for (;;) {
+    auto b = std::make_unique<Batch>();
     {
       std::unique_lock<std::mutex> lk(mu_);
       cv_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and everything in flight is done
+      if (queue_.empty()) break;  // stopping, and everything queued is decided
       size_t n = std::min(queue_.size(), options_.batch_requests_max);
       for (size_t i = 0; i < n; ++i) {
-        batch.push_back(std::move(queue_.front()));
+        b->requests.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
     }
-    process_batch(batch);
-    batch.clear();
+    settle_if_written();
+    decide_batch(*b);
+    commit(std::move(b));
+    arm_timer();
   }
+  settle_write(nullptr);  // the last batch: durable, and what it finished leaves memory
+  {
+    std::lock_guard<std::mutex> lk(write_mu_);
+    writer_stop_ = true;
+  }
+  write_cv_.notify_all();
+  writer_.join();
 }
 
-void Engine::process_batch(std::deque<Pending>& batch) {
-  AppendBatch out;
-  std::vector<std::string> touched;
+void Engine::decide_batch(Batch& b) {
   batch_versions_.clear();
   batch_idempotency_.clear();
-  hydrated_.clear();
-  for (auto& p : batch) {
-    if (!apply_request(p, out, touched)) {
-      // The state may hold half of a command: nothing of this batch is
-      // written, everybody gets 503, and the state is rebuilt from the log.
-      fail_batch(batch, Status::Invalid("a command failed while being applied"));
+  for (auto& p : b.requests) {
+    if (!apply_request(p, b)) {
+      // The State may hold half of a command: nothing of this batch is
+      // written, everybody gets 503, and the State is rebuilt from the log.
+      b.apply_failed = true;
       return;
     }
   }
-  finish_batch(batch, out, touched);
+  std::sort(b.touched.begin(), b.touched.end());
+  b.touched.erase(std::unique(b.touched.begin(), b.touched.end()), b.touched.end());
+  std::sort(b.reopened.begin(), b.reopened.end());
+  for (const auto& stream : b.touched) {
+    if (auto view = finished_view(state_, stream)) {
+      b.out.views.emplace_back(stream, std::move(*view));
+    } else if (std::binary_search(b.reopened.begin(), b.reopened.end(), stream) &&
+               !is_finished(state_, stream)) {
+      b.out.views.emplace_back(stream, std::nullopt);  // live again (rerun): memory answers
+    }
+    if (is_finished(state_, stream)) b.finished.push_back(stream);
+  }
+  // A command refused on a finished entity loaded it from disk without
+  // touching it: nothing of it waits to be written, so it may leave at once.
+  for (const auto& stream : b.hydrated) {
+    if (!std::binary_search(b.touched.begin(), b.touched.end(), stream)) {
+      evict_if_finished(state_, stream);
+    }
+  }
+  events_since_snapshot_ += b.out.events.size();
 }
 
-bool Engine::apply_request(Pending& p, AppendBatch& out, std::vector<std::string>& touched) {
+bool Engine::find_idempotency(const std::string& key, std::string* record) {
+  for (const IdempotencyRecords* recent : {&batch_idempotency_, &writing_idempotency_}) {
+    auto it = recent->find(key);
+    if (it != recent->end()) {
+      *record = it->second;
+      return true;
+    }
+  }
+  return store_->get_idempotency(key, record).ok();
+}
+
+bool Engine::apply_request(Pending& p, Batch& b) {
   Request& r = p.req;
   if (!r.idempotency_key.empty()) {
     std::string record;
-    auto it = batch_idempotency_.find(r.idempotency_key);
-    Status st = it != batch_idempotency_.end()
-                    ? (record = it->second, Status::Ok())
-                    : store_->get_idempotency(r.idempotency_key, &record);
-    if (st.ok()) {
+    if (find_idempotency(r.idempotency_key, &record)) {
       auto rec = decode_idempotency(record);
       p.type = "idempotent_replay";
       if (rec && rec->fingerprint == r.fingerprint) {
@@ -223,7 +248,7 @@ bool Engine::apply_request(Pending& p, AppendBatch& out, std::vector<std::string
     if (r.idempotency_key.empty() || reply.status >= 500) return;
     std::string rec = encode_idempotency(clock_.now_ms(), r.fingerprint, reply);
     batch_idempotency_[r.idempotency_key] = rec;
-    out.idempotency.emplace_back(r.idempotency_key, std::move(rec));
+    b.out.idempotency.emplace_back(r.idempotency_key, std::move(rec));
   };
   if (r.fixed_reply) {
     p.type = "invalid_request";
@@ -257,7 +282,7 @@ bool Engine::apply_request(Pending& p, AppendBatch& out, std::vector<std::string
       p.reply = Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
       return true;
     }
-    if (!before && in_memory(state_, stream)) hydrated_.push_back(stream);
+    if (!before && in_memory(state_, stream)) b.hydrated.push_back(stream);
   }
   Context ctx;
   ctx.now_ms = clock_.now_ms();
@@ -273,7 +298,7 @@ bool Engine::apply_request(Pending& p, AppendBatch& out, std::vector<std::string
     return true;
   }
   try {
-    Status st = append_decision(d, r.actor, ids_->next_id("c"), ctx.now_ms, out, touched);
+    Status st = append_decision(d, r.actor, ids_->next_id("c"), ctx.now_ms, b);
     if (!st.ok()) return false;
     p.reply = r.render(state_, &d);
   } catch (const std::exception&) {
@@ -290,14 +315,17 @@ bool Engine::apply_request(Pending& p, AppendBatch& out, std::vector<std::string
 }
 
 Status Engine::append_decision(const Decision& d, const std::string& actor,
-                               const std::string& command_id, int64_t now_ms, AppendBatch& out,
-                               std::vector<std::string>& touched) {
+                               const std::string& command_id, int64_t now_ms, Batch& b) {
   for (const auto& ne : d.events) {
     uint32_t current = 0;
     auto it = batch_versions_.find(ne.stream);
     if (it != batch_versions_.end()) {
       current = it->second;
-    } else if ((current = version_in_memory(state_, ne.stream)) == 0) {
+    } else if ((current = version_in_memory(state_, ne.stream)) != 0) {
+      // First touched in this batch: a finished entity coming back loses
+      // the view the store keeps for it (see decide_batch).
+      if (is_finished(state_, ne.stream)) b.reopened.push_back(ne.stream);
+    } else {
       Status st = store_->stream_version(ne.stream, &current);
       if (!st.ok()) return st;
     }
@@ -322,79 +350,10 @@ Status Engine::append_decision(const Decision& d, const std::string& actor,
     enc.stream = ne.stream;
     enc.stream_version = draft.stream_version;
     batch_versions_[ne.stream] = draft.stream_version;
-    touched.push_back(ne.stream);
-    out.events.push_back(std::move(enc));
+    b.touched.push_back(ne.stream);
+    b.out.events.push_back(std::move(enc));
   }
   return Status::Ok();
-}
-
-void Engine::finish_batch(std::deque<Pending>& batch, AppendBatch& out,
-                          std::vector<std::string>& touched) {
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (const auto& stream : touched) {
-    if (auto view = finished_view(state_, stream)) {
-      out.views.emplace_back(stream, std::move(*view));
-    } else if (std::find(hydrated_.begin(), hydrated_.end(), stream) != hydrated_.end()) {
-      out.views.emplace_back(stream, std::nullopt);  // live again (rerun): memory answers
-    }
-  }
-  for (const auto& stream : touched) evict_if_finished(state_, stream);
-  // A command refused on a finished entity loaded it without touching it.
-  for (const auto& stream : hydrated_) evict_if_finished(state_, stream);
-  events_since_snapshot_ += out.events.size();
-  if (!out.events.empty() && events_since_snapshot_ >= options_.snapshot_every_events) {
-    out.snapshot = encode_snapshot(state_);
-  }
-  if (!out.empty()) {
-    Status st = store_->append(out);
-    if (!st.ok()) {
-      fail_batch(batch, st);
-      return;
-    }
-    if (out.snapshot) events_since_snapshot_ = 0;
-    metrics_.batch(batch.size(), out.events.size());
-  }
-  auto now = SteadyClock::now();
-  for (auto& p : batch) {
-    double ms = std::chrono::duration<double, std::milli>(now - p.submitted).count();
-    metrics_.command(p.type, p.outcome, ms);
-    p.done(std::move(p.reply));
-  }
-  arm_timer();
-}
-
-void Engine::fail_batch(std::deque<Pending>& batch, const Status& st) {
-  metrics_.write_failure();
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    unavailable_ = "the last write failed (" + st.ToString() + "); rebuilding from the log";
-  }
-  writable_ = false;
-  for (auto& p : batch) {
-    metrics_.command(p.type, "unavailable", 0);
-    p.done(Reply::error(503, "unavailable",
-                        "the write failed and nothing was changed: " + st.ToString()));
-  }
-  rebuild();
-}
-
-void Engine::rebuild() {
-  State fresh;
-  LoadReport report;
-  Status st = load_state(*store_, LoadOptions{}, &fresh, &report);
-  if (!st.ok()) {
-    std::lock_guard<std::mutex> lk(mu_);
-    unavailable_ = "the state could not be rebuilt from the log: " + st.ToString();
-    return;
-  }
-  state_ = std::move(fresh);
-  events_since_snapshot_ = report.replayed;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    unavailable_.clear();
-  }
-  writable_ = !options_.read_only;
 }
 
 void Engine::arm_timer() {

@@ -1,13 +1,21 @@
 // Engine: the command pipeline. One sequencer thread owns the State: it
-// decides every command against it, folds the events, renders the reply,
-// and group-commits everything decided while the previous batch was being
-// written as ONE WriteBatch with sync=true. Replies (and reads, which also
-// run on the sequencer) are released only after their batch is durable, so
-// nobody ever sees state a crash could lose.
+// decides every command against it, folds the events and renders the reply.
+// Everything queued while it decides forms the next batch, which it hands to
+// the writer thread to group-commit as ONE WriteBatch with sync=true; while
+// that fsync runs, the sequencer already decides the batch after it. Replies
+// (and reads, which also run on the sequencer) are released by the writer
+// only after their batch, and so every batch before it, is durable: nobody
+// ever sees state a crash could lose.
+//
+// Because the batch being written is not on disk yet, the sequencer must
+// not look for its records there: finished entities leave memory only once
+// the batch that finished them is durable, and its idempotency records are
+// looked up in memory until then.
 //
 // A failed write does not get retried blindly: the batch's requests get 503,
-// the engine rebuilds its State from the log (memory never drifts from
-// disk) and takes writes again; if the rebuild fails it stays refusing.
+// so does the batch decided on top of it, the engine rebuilds its State from
+// the log (memory never drifts from disk) and takes writes again; if the
+// rebuild fails it stays refusing.
 //
 // Thread-safe: execute() may be called from any number of threads.
 #pragma once
@@ -85,7 +93,7 @@ class Engine {
   // Runs a request through the sequencer; returns once its reply is durable.
   Reply execute(Request request);
   // The same without waiting, for callers that keep many requests in flight
-  // from few threads. `done` runs on the sequencer thread once the reply is
+  // from few threads. `done` runs on the writer thread once the reply is
   // durable, so it must be quick (it may submit() again); a request refused
   // before the queue (shutting down, queue full) gets its 503 at once on
   // the caller's thread.
@@ -110,32 +118,45 @@ class Engine {
   EventStore& store() { return *store_; }
   const Clock& clock() const { return clock_; }
   const EngineOptions& options() const { return options_; }
-  // Valid only on the sequencer thread (inside a Renderer).
   const Metrics& metrics() const { return metrics_; }
 
  private:
   struct Pending;
+  struct Batch;
+  using IdempotencyRecords = std::unordered_map<std::string, std::string>;
+
   Engine(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options);
+
+  // Sequencer thread (engine.cc).
   void run();
-  void process_batch(std::deque<Pending>& batch);
-  bool apply_request(Pending& p, AppendBatch& out, std::vector<std::string>& touched);
+  void decide_batch(Batch& b);
+  bool apply_request(Pending& p, Batch& b);
   Status append_decision(const Decision& d, const std::string& actor, const std::string& command_id,
-                         int64_t now_ms, AppendBatch& out, std::vector<std::string>& touched);
-  void finish_batch(std::deque<Pending>& batch, AppendBatch& out,
-                    std::vector<std::string>& touched);
-  void fail_batch(std::deque<Pending>& batch, const Status& st);
-  void rebuild();
+                         int64_t now_ms, Batch& b);
+  bool find_idempotency(const std::string& key, std::string* record);
   void arm_timer();
+
+  // Between the sequencer and the writer (engine_commit.cc).
+  void commit(std::unique_ptr<Batch> b);
+  bool settle_write(Batch* next);
+  void settle_if_written();
+  void evict_after_durable(const std::vector<std::string>& streams, const Batch* next);
+  void refuse_batch(std::deque<Pending>& batch, const std::string& why);
+  void mark_write_failed(const Status& st);
+  void rebuild();
+  void write_loop();
 
   std::shared_ptr<EventStore> store_;
   const Clock& clock_;
   EngineOptions options_;
-  State state_;      // REQUIRES: sequencer thread
-  Metrics metrics_;  // REQUIRES: sequencer thread
+  State state_;  // REQUIRES: sequencer thread
+  Metrics metrics_;
+  // REQUIRES: sequencer thread
   uint64_t events_since_snapshot_ = 0;
   std::unordered_map<std::string, uint32_t> batch_versions_;
-  std::unordered_map<std::string, std::string> batch_idempotency_;
-  std::vector<std::string> hydrated_;
+  IdempotencyRecords batch_idempotency_;       // of the batch being decided
+  IdempotencyRecords writing_idempotency_;     // of the batch with the writer
+  std::vector<std::string> writing_finished_;  // finished by it: evicted once it is durable
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
@@ -144,6 +165,16 @@ class Engine {
   std::string unavailable_;    // GUARDED_BY(mu_)
   std::atomic<bool> writable_{true};
   std::thread sequencer_;
+
+  // The hand-over: at most one batch with the writer at a time.
+  std::mutex write_mu_;
+  std::condition_variable write_cv_;
+  std::unique_ptr<Batch> to_write_;  // GUARDED_BY(write_mu_)
+  bool writing_ = false;             // GUARDED_BY(write_mu_): to_write_ or being written
+  bool write_failed_ = false;        // GUARDED_BY(write_mu_): the last one failed
+  bool writer_stop_ = false;         // GUARDED_BY(write_mu_)
+  std::thread writer_;
+
   std::unique_ptr<DueTimer> timer_;
   std::unique_ptr<IdempotencyPurge> purge_;  // none when read-only
   LoadReport load_report_;

@@ -7,6 +7,7 @@
 namespace runledger {
 
 void Metrics::command(const std::string& type, const std::string& outcome, double latency_ms) {
+  std::lock_guard<std::mutex> lk(mu_);
   ++commands_[{type, outcome}];
   size_t i = 0;
   while (i < kLatencyBucketsMs.size() && latency_ms > kLatencyBucketsMs[i]) ++i;
@@ -16,6 +17,7 @@ void Metrics::command(const std::string& type, const std::string& outcome, doubl
 }
 
 void Metrics::batch(size_t commands, size_t events) {
+  std::lock_guard<std::mutex> lk(mu_);
   ++fsync_batches_;
   events_appended_ += events;
   batch_commands_sum_ += commands;
@@ -25,6 +27,7 @@ void Metrics::batch(size_t commands, size_t events) {
 }
 
 std::string Metrics::render(const State& s, bool writable) const {
+  std::lock_guard<std::mutex> lk(mu_);
   std::string out;
   auto line = [&out](std::string_view text) {
     out.append(text);

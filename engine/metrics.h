@@ -1,11 +1,13 @@
 // Metrics: the engine's counters, rendered in the Prometheus text format.
-// Owned and updated by the sequencer thread only; rendered there too (a
-// /metrics request is a read that runs on the sequencer), so no locks.
+// The sequencer counts what it decides and the writer thread what it made
+// durable, so every method takes the one lock (a few times per batch).
+// Thread-safe.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -16,15 +18,22 @@ struct State;
 class Metrics {
  public:
   // Upper bounds of the latency buckets, in milliseconds.
-  static constexpr std::array<double, 13> kLatencyBucketsMs = {
-      0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000};
+  static constexpr std::array<double, 13> kLatencyBucketsMs = {0.1, 0.25, 0.5, 1,   2.5, 5,   10,
+                                                               25,  50,   100, 250, 500, 1000};
   static constexpr std::array<double, 8> kBatchBuckets = {1, 2, 4, 8, 16, 64, 256, 1024};
 
   void command(const std::string& type, const std::string& outcome, double latency_ms);
   void batch(size_t commands, size_t events);
-  void lease_expiries(uint64_t n) { lease_expiries_ += n; }
-  void write_failure() { ++write_failures_; }
+  void lease_expiries(uint64_t n) {
+    std::lock_guard<std::mutex> lk(mu_);
+    lease_expiries_ += n;
+  }
+  void write_failure() {
+    std::lock_guard<std::mutex> lk(mu_);
+    ++write_failures_;
+  }
   void replayed(uint64_t events, double seconds) {
+    std::lock_guard<std::mutex> lk(mu_);
     replayed_events_ = events;
     replay_seconds_ = seconds;
   }
@@ -32,6 +41,7 @@ class Metrics {
   std::string render(const State& s, bool writable) const;
 
  private:
+  mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, uint64_t> commands_;
   std::array<uint64_t, kLatencyBucketsMs.size() + 1> latency_counts_{};
   double latency_sum_ms_ = 0;

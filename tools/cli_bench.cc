@@ -84,6 +84,9 @@ Workload add_w1(CLI::App& bench) {
       "4 x step start + done: 11 durable commands) on targets of its own",
       bench::run_w1);
   add_callers(w);
+  w.app->add_flag("--chained", w.flags->options.chained,
+                  "run each caller as a chain of completions (Engine::submit) instead of a "
+                  "thread that waits for every reply: many callers in flight on few threads");
   w.app->add_option("--jobs", w.flags->options.jobs, "jobs to run")
       ->check(CLI::Range(1, 100'000'000))
       ->capture_default_str();

@@ -65,6 +65,21 @@ TEST(BenchW1, RunsEveryJobToSucceededAndReportsTheFigures) {
   EXPECT_GT(j.value("bytes_per_event", 0.0), 0.0);
 }
 
+TEST(BenchW1, ChainedCallersRunEveryJobToSucceededAndShareFsyncs) {
+  // 300 callers in flight without a thread each: every job must succeed,
+  // and with that many commands waiting the group commits hold many each.
+  nlohmann::json j = bench_json({"w1", "--chained", "--callers", "300", "--jobs", "600"});
+  expect_common_figures(j, "w1");
+  EXPECT_EQ(j["parameters"].value("chained", false), true);
+  EXPECT_EQ(j["checks"].value("jobs_succeeded", 0), 600);
+  EXPECT_EQ(j.value("count", 0), 600 * kW1Commands);
+  EXPECT_EQ(j.value("events", 0), 600 * kW1Events);
+  EXPECT_EQ(j["latency_ms"].value("samples", 0), 600 * kW1Commands);
+  // The first batch already has all 300 enqueues unless the engine wrote
+  // while they were being submitted; either way far more than one each.
+  EXPECT_GT(j.value("mean_batch_commands", 0.0), 10.0) << j.dump(2);
+}
+
 TEST(BenchW1, PrintsATableWithoutJson) {
   CliResult r = run_cli({"bench", "w1", "--callers", "2", "--jobs", "5"});
   EXPECT_EQ(r.code, kExitOk) << r.out << r.err;

@@ -1,0 +1,36 @@
+// The records the sequencer and the writer thread pass between them:
+// private to the engine's own files (engine.cc, engine_commit.cc).
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace runledger {
+
+// A request from the queue, with its reply once decided.
+struct Engine::Pending {
+  Request req;
+  Completion done;
+  std::chrono::steady_clock::time_point submitted;
+  Reply reply;
+  const char* type = "read";
+  const char* outcome = "ok";
+};
+
+// A group commit: the requests taken from the queue together and what
+// deciding them produced.
+struct Engine::Batch {
+  std::deque<Pending> requests;
+  AppendBatch out;
+  std::vector<std::string> touched;   // streams with events in it; sorted, unique once decided
+  std::vector<std::string> reopened;  // of those, the ones finished before it touched them
+  std::vector<std::string> finished;  // of those, the ones finished after it
+  std::vector<std::string> hydrated;  // streams it loaded from the log
+  bool apply_failed = false;          // a command failed half-way: the State must be rebuilt
+};
+
+}  // namespace runledger

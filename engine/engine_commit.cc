@@ -1,0 +1,166 @@
+// The engine's group commit: the sequencer hands each decided batch to the
+// writer thread, which appends it with one synced write and then releases
+// its replies, while the sequencer decides the next batch. At most one batch
+// is with the writer; the sequencer settles it (waits for it, evicts what it
+// finished, or rebuilds after its failure) before handing over the next.
+#include <algorithm>
+#include <chrono>
+
+#include "engine/engine.h"
+#include "engine/engine_batch.h"
+#include "engine/entities.h"
+#include "projections/snapshot.h"
+
+namespace runledger {
+
+// Sequencer thread.
+void Engine::commit(std::unique_ptr<Batch> b) {
+  if (b->apply_failed) {
+    settle_write(nullptr);
+    Status why = Status::Invalid("a command failed while being applied");
+    mark_write_failed(why);
+    refuse_batch(b->requests, "the write failed and nothing was changed: " + why.ToString());
+    rebuild();
+    return;
+  }
+  if (!settle_write(b.get())) return;
+  const bool snapshot_due =
+      !b->out.events.empty() && events_since_snapshot_ >= options_.snapshot_every_events;
+  if (snapshot_due) {
+    // Written alone and waited for below, so what it finished may leave
+    // memory now and the snapshot holds only live entities.
+    for (const auto& stream : b->finished) evict_if_finished(state_, stream);
+    b->out.snapshot = encode_snapshot(state_);
+  } else {
+    writing_finished_ = std::move(b->finished);
+  }
+  writing_idempotency_ = std::move(batch_idempotency_);
+  batch_idempotency_.clear();
+  {
+    std::lock_guard<std::mutex> lk(write_mu_);
+    to_write_ = std::move(b);
+    writing_ = true;
+  }
+  write_cv_.notify_all();
+  if (snapshot_due && settle_write(nullptr)) events_since_snapshot_ = 0;
+}
+
+// Sequencer thread. Waits until the writer has no batch. When the last one
+// failed, `next` (decided on top of it) is refused too and the State is
+// rebuilt from the log; returns false then.
+bool Engine::settle_write(Batch* next) {
+  bool failed = false;
+  {
+    std::unique_lock<std::mutex> lk(write_mu_);
+    write_cv_.wait(lk, [&] { return !writing_; });
+    failed = write_failed_;
+    write_failed_ = false;
+  }
+  writing_idempotency_.clear();
+  if (failed) {
+    writing_finished_.clear();
+    if (next != nullptr) {
+      refuse_batch(next->requests, "the write before it failed and nothing of it was changed");
+    }
+    rebuild();
+    return false;
+  }
+  evict_after_durable(writing_finished_, next);
+  writing_finished_.clear();
+  return true;
+}
+
+// Sequencer thread. Settles a batch the writer is done with, if any, so
+// that a new batch is decided on a State that knows its outcome.
+void Engine::settle_if_written() {
+  {
+    std::lock_guard<std::mutex> lk(write_mu_);
+    if (writing_) return;
+  }
+  settle_write(nullptr);
+}
+
+// Sequencer thread. Streams that `next` touched stay: its own list has
+// them if they are still finished after it.
+void Engine::evict_after_durable(const std::vector<std::string>& streams, const Batch* next) {
+  for (const auto& stream : streams) {
+    if (next != nullptr && std::binary_search(next->touched.begin(), next->touched.end(), stream)) {
+      continue;
+    }
+    evict_if_finished(state_, stream);
+  }
+}
+
+void Engine::refuse_batch(std::deque<Pending>& batch, const std::string& why) {
+  for (auto& p : batch) {
+    metrics_.command(p.type, "unavailable", 0);
+    p.done(Reply::error(503, "unavailable", why));
+  }
+}
+
+void Engine::mark_write_failed(const Status& st) {
+  metrics_.write_failure();
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    unavailable_ = "the last write failed (" + st.ToString() + "); rebuilding from the log";
+  }
+  writable_ = false;
+}
+
+// Sequencer thread, with the writer idle.
+void Engine::rebuild() {
+  State fresh;
+  LoadReport report;
+  Status st = load_state(*store_, LoadOptions{}, &fresh, &report);
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lk(mu_);
+    unavailable_ = "the state could not be rebuilt from the log: " + st.ToString();
+    return;
+  }
+  state_ = std::move(fresh);
+  events_since_snapshot_ = report.replayed;
+  writing_finished_.clear();
+  writing_idempotency_.clear();
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    unavailable_.clear();
+  }
+  writable_ = !options_.read_only;
+}
+
+// Writer thread.
+void Engine::write_loop() {
+  for (;;) {
+    std::unique_ptr<Batch> b;
+    {
+      std::unique_lock<std::mutex> lk(write_mu_);
+      write_cv_.wait(lk, [&] { return to_write_ != nullptr || writer_stop_; });
+      if (to_write_ == nullptr) return;
+      b = std::move(to_write_);
+    }
+    // A batch of reads only still waits here for the one before it.
+    Status st = b->out.empty() ? Status::Ok() : store_->append(b->out);
+    if (st.ok() && !b->out.empty()) metrics_.batch(b->requests.size(), b->out.events.size());
+    if (!st.ok()) mark_write_failed(st);
+    // The sequencer learns the outcome before any client does: a request
+    // sent after a 503 is decided on the rebuilt State, never on the lost one.
+    {
+      std::lock_guard<std::mutex> lk(write_mu_);
+      writing_ = false;
+      write_failed_ = !st.ok();
+    }
+    write_cv_.notify_all();
+    if (st.ok()) {
+      auto now = std::chrono::steady_clock::now();
+      for (auto& p : b->requests) {
+        double ms = std::chrono::duration<double, std::milli>(now - p.submitted).count();
+        metrics_.command(p.type, p.outcome, ms);
+        p.done(std::move(p.reply));
+      }
+    } else {
+      refuse_batch(b->requests, "the write failed and nothing was changed: " + st.ToString());
+    }
+  }
+}
+
+}  // namespace runledger
