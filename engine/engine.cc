@@ -161,7 +161,15 @@ void Engine::run() {
     auto b = std::make_unique<Batch>();
     {
       std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
+      // While a batch is being written, the next one is taken only once it
+      // would be as large: taken earlier, it would split the callers that
+      // are about to come back into two smaller batches, two fsyncs. So
+      // under light load a batch is everything that came during the last
+      // write, and under heavy load deciding overlaps with writing.
+      cv_.wait(lk, [&] {
+        return stopping_ ||
+               (!queue_.empty() && (!writer_busy_ || queue_.size() >= writing_requests_));
+      });
       if (queue_.empty()) break;  // stopping, and everything queued is decided
       size_t n = std::min(queue_.size(), options_.batch_requests_max);
       for (size_t i = 0; i < n; ++i) {

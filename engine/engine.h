@@ -160,9 +160,11 @@ class Engine {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Pending> queue_;  // GUARDED_BY(mu_)
-  bool stopping_ = false;      // GUARDED_BY(mu_)
-  std::string unavailable_;    // GUARDED_BY(mu_)
+  std::deque<Pending> queue_;    // GUARDED_BY(mu_)
+  bool stopping_ = false;        // GUARDED_BY(mu_)
+  bool writer_busy_ = false;     // GUARDED_BY(mu_): a batch is with the writer
+  size_t writing_requests_ = 0;  // GUARDED_BY(mu_): of that batch
+  std::string unavailable_;      // GUARDED_BY(mu_)
   std::atomic<bool> writable_{true};
   std::thread sequencer_;
 

@@ -37,6 +37,11 @@ void Engine::commit(std::unique_ptr<Batch> b) {
   writing_idempotency_ = std::move(batch_idempotency_);
   batch_idempotency_.clear();
   {
+    std::lock_guard<std::mutex> lk(mu_);
+    writer_busy_ = true;
+    writing_requests_ = b->requests.size();
+  }
+  {
     std::lock_guard<std::mutex> lk(write_mu_);
     to_write_ = std::move(b);
     writing_ = true;
@@ -150,6 +155,11 @@ void Engine::write_loop() {
       write_failed_ = !st.ok();
     }
     write_cv_.notify_all();
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      writer_busy_ = false;
+    }
+    cv_.notify_all();
     if (st.ok()) {
       auto now = std::chrono::steady_clock::now();
       for (auto& p : b->requests) {
