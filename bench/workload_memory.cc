@@ -46,7 +46,8 @@ void check_finished_readable(Engine& e, const W1Plan& plan, BenchResult& r) {
 BenchResult run_memory(const BenchOptions& o) {
   BenchResult r;
   r.workload = "memory";
-  r.parameters = {{"finished_jobs", o.finished_jobs}, {"callers", o.callers}};
+  r.parameters = {
+      {"finished_jobs", o.finished_jobs}, {"callers", o.callers}, {"chained", o.chained}};
   DataFolder folder(o.data);
   if (!folder.error().empty()) {
     r.error = folder.error();
@@ -55,6 +56,7 @@ BenchResult run_memory(const BenchOptions& o) {
   }
   W1Plan plan;
   plan.callers = o.callers;
+  plan.chained = o.chained;
   plan.jobs = o.finished_jobs;
   plan.id_prefix = "mem";
   plan.record_latency = false;  // its samples would be counted as the engine's memory

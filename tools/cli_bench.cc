@@ -77,6 +77,12 @@ void add_callers(const Workload& w) {
       ->capture_default_str();
 }
 
+void add_chained(const Workload& w) {
+  w.app->add_flag("--chained", w.flags->options.chained,
+                  "run each caller as a chain of completions (Engine::submit) instead of a "
+                  "thread that waits for every reply: many callers in flight on few threads");
+}
+
 Workload add_w1(CLI::App& bench) {
   Workload w = add_workload(
       bench, "w1",
@@ -84,9 +90,7 @@ Workload add_w1(CLI::App& bench) {
       "4 x step start + done: 11 durable commands) on targets of its own",
       bench::run_w1);
   add_callers(w);
-  w.app->add_flag("--chained", w.flags->options.chained,
-                  "run each caller as a chain of completions (Engine::submit) instead of a "
-                  "thread that waits for every reply: many callers in flight on few threads");
+  add_chained(w);
   w.app->add_option("--jobs", w.flags->options.jobs, "jobs to run")
       ->check(CLI::Range(1, 100'000'000))
       ->capture_default_str();
@@ -182,6 +186,7 @@ Workload add_memory(CLI::App& bench) {
       ->check(CLI::Range(1, 100'000'000))
       ->capture_default_str();
   add_callers(w);
+  add_chained(w);
   add_data(w);
   return w;
 }

@@ -165,6 +165,17 @@ TEST(BenchMemory, FinishedJobsLeaveMemoryAndStayReadable) {
   EXPECT_GT(j.value("rss_bytes", 0.0), 0.0);
 }
 
+TEST(BenchMemory, ChainedCallersLeaveNoFinishedJobInMemoryEither) {
+  // Jobs finished by one batch leave memory once the next batch is settled;
+  // the last batch's once the engine has written it: none may be left over.
+  nlohmann::json j =
+      bench_json({"memory", "--finished-jobs", "200", "--callers", "50", "--chained"});
+  expect_common_figures(j, "memory");
+  EXPECT_EQ(j["checks"].value("jobs_in_memory", -1), 0);
+  EXPECT_EQ(j["checks"].value("finished_jobs_readable", false), true);
+  EXPECT_EQ(j["checks"].value("jobs_succeeded", 0), 200);
+}
+
 TEST(BenchHelp, ListsEveryWorkload) {
   CliResult r = run_cli({"bench", "--help"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
