@@ -12,7 +12,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-constexpr size_t kFailuresKeptMax = 10;
 constexpr auto kProgressInterval = std::chrono::milliseconds(200);
 
 // What all chains share. Chains run on the sequencer thread (and, for their
@@ -85,7 +84,7 @@ class Chain {
   // done it may destroy them, so nothing is touched after the notify.
   void finish(const std::string& failure) {
     std::lock_guard<std::mutex> lk(run_.mu);
-    if (!failure.empty() && run_.failures.size() < kFailuresKeptMax) {
+    if (!failure.empty() && run_.failures.size() < kW1FailuresKeptMax) {
       run_.failures.push_back(failure);
     }
     ++run_.chains_done;

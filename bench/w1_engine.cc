@@ -9,17 +9,14 @@
 
 #include <fmt/format.h>
 
-#include "bench/progress_wait.h"
 #include "bench/w1_chained.h"
+#include "bench/w1_threads.h"
 #include "events/hash.h"
 
 namespace runledger::bench {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-
-// Failures kept for the report: the first ones tell the story.
-constexpr size_t kFailuresKeptMax = 10;
 
 class Caller {
  public:
@@ -111,37 +108,8 @@ std::string w1_target(const W1Plan& plan, size_t caller, uint64_t k) {
 W1Outcome drive_w1(Engine& engine, const W1Plan& plan, const ProgressFn& progress,
                    std::string_view phase) {
   if (plan.chained) return drive_w1_chained(engine, plan, progress, phase);
-  W1Outcome out;
-  std::atomic<uint64_t> next{0};
-  std::atomic<uint64_t> succeeded{0};
-  std::atomic<bool> stop{false};
-  std::mutex mu;
-  std::vector<std::thread> threads;
-  auto started = SteadyClock::now();
-  for (size_t c = 0; c < plan.callers; ++c) {
-    threads.emplace_back([&, c] {
-      Caller caller(engine, plan, c);
-      for (uint64_t k = 0; !stop.load(std::memory_order_relaxed); ++k) {
-        uint64_t n = next.fetch_add(1);
-        if (n >= plan.jobs) break;
-        std::string err = caller.run_job(n, k);
-        if (!err.empty()) {
-          stop = true;  // a broken run is not worth timing further
-          std::lock_guard<std::mutex> lk(mu);
-          if (out.failures.size() < kFailuresKeptMax) out.failures.push_back(err);
-          break;
-        }
-        succeeded.fetch_add(1, std::memory_order_relaxed);
-      }
-      std::lock_guard<std::mutex> lk(mu);
-      out.latency.merge(caller.latency);
-      out.commands += caller.commands;
-    });
-  }
-  wait_with_progress(threads, succeeded, plan.jobs, stop, progress, phase);
-  out.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
-  out.jobs_succeeded = succeeded.load();
-  return out;
+  return drive_w1_threads(
+      plan, [&](size_t c) { return Caller(engine, plan, c); }, progress, phase);
 }
 
 }  // namespace runledger::bench

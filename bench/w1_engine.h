@@ -19,6 +19,8 @@ namespace runledger::bench {
 
 inline constexpr int kW1CommandsPerJob = 11;
 inline constexpr int64_t kW1LeaseS = 60;
+// Failures kept for a run's report: the first ones tell the story.
+inline constexpr size_t kW1FailuresKeptMax = 10;
 
 struct W1Plan {
   size_t callers = kDefaultCallers;

@@ -10,7 +10,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/progress_wait.h"
+#include "bench/w1_threads.h"
 
 namespace runledger::bench {
 namespace {
@@ -20,7 +20,6 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr time_t kConnectTimeoutS = 10;
 // Generous: a loaded shared machine must not turn into a failed run.
 constexpr time_t kReplyTimeoutS = 60;
-constexpr size_t kFailuresKeptMax = 10;
 const std::vector<std::string> kPlanSteps = {"FETCH", "VALIDATE", "LOAD", "AGGREGATE"};
 
 std::unique_ptr<httplib::Client> client_for(const std::string& url) {
@@ -122,37 +121,8 @@ bool http_get(const std::string& url, const std::string& path, int* status, std:
 
 W1Outcome drive_w1_http(const std::string& url, const W1Plan& plan, const ProgressFn& progress,
                         std::string_view phase) {
-  W1Outcome out;
-  std::atomic<uint64_t> next{0};
-  std::atomic<uint64_t> succeeded{0};
-  std::atomic<bool> stop{false};
-  std::mutex mu;
-  std::vector<std::thread> threads;
-  auto started = SteadyClock::now();
-  for (size_t c = 0; c < plan.callers; ++c) {
-    threads.emplace_back([&, c] {
-      HttpCaller caller(url, plan, c);
-      for (uint64_t k = 0; !stop.load(std::memory_order_relaxed); ++k) {
-        uint64_t n = next.fetch_add(1);
-        if (n >= plan.jobs) break;
-        std::string err = caller.run_job(n, k);
-        if (!err.empty()) {
-          stop = true;
-          std::lock_guard<std::mutex> lk(mu);
-          if (out.failures.size() < kFailuresKeptMax) out.failures.push_back(err);
-          break;
-        }
-        succeeded.fetch_add(1, std::memory_order_relaxed);
-      }
-      std::lock_guard<std::mutex> lk(mu);
-      out.latency.merge(caller.latency);
-      out.commands += caller.commands;
-    });
-  }
-  wait_with_progress(threads, succeeded, plan.jobs, stop, progress, phase);
-  out.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
-  out.jobs_succeeded = succeeded.load();
-  return out;
+  return drive_w1_threads(
+      plan, [&](size_t c) { return HttpCaller(url, plan, c); }, progress, phase);
 }
 
 }  // namespace runledger::bench
