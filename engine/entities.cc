@@ -1,5 +1,7 @@
 #include "engine/entities.h"
 
+#include <vector>
+
 namespace runledger {
 
 std::optional<StreamName> parse_stream(std::string_view stream) {
@@ -15,9 +17,10 @@ std::optional<StreamName> parse_stream(std::string_view stream) {
 
 namespace {
 
+// The maps compare transparently: no key is built to look one up.
 template <typename Map>
 auto* find(Map& m, std::string_view id) {
-  auto it = m.find(std::string(id));
+  auto it = m.find(id);
   return it == m.end() ? nullptr : &it->second;
 }
 
@@ -112,6 +115,26 @@ void evict_if_finished(State& s, std::string_view stream) {
       holds::evict(s, id);
       break;
   }
+}
+
+namespace {
+
+// Collects the ids first: evicting erases from the map being walked.
+template <typename Map, typename Finished, typename Evict>
+void evict_finished_of(State& s, const Map& m, Finished finished, Evict evict) {
+  std::vector<std::string> ids;
+  for (const auto& [id, entity] : m) {
+    if (finished(entity)) ids.push_back(id);
+  }
+  for (const std::string& id : ids) evict(s, id);
+}
+
+}  // namespace
+
+void evict_all_finished(State& s) {
+  evict_finished_of(s, s.jobs.by_id, jobs::finished, jobs::evict);
+  evict_finished_of(s, s.connectors.by_id, connectors::finished, connectors::evict);
+  evict_finished_of(s, s.holds.by_id, holds::finished, holds::evict);
 }
 
 std::optional<std::string> finished_view(const State& s, std::string_view stream) {

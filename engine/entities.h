@@ -39,6 +39,8 @@ Status hydrate(const EventStore& store, State& s, std::string_view stream, uint6
 bool is_finished(const State& s, std::string_view stream);
 // Removes the finished entity from memory; no-op for live ones.
 void evict_if_finished(State& s, std::string_view stream);
+// Removes every finished entity from memory (after a fold of the log).
+void evict_all_finished(State& s);
 
 // The API view of a finished entity, as stored in the `views` column family
 // under its stream name; nullopt when the entity is not in memory or is live.

@@ -1,33 +1,27 @@
 #include "engine/state_loader.h"
 
 #include <chrono>
-#include <set>
 #include <string>
 
 #include "engine/entities.h"
+#include "events/read_ahead.h"
 #include "projections/snapshot.h"
 
 namespace runledger {
-namespace {
-
-// Checks the envelope continues the chain; the store already verified the
-// buffer and that the key's seq matches.
 Status check_continuity(const State& s, const fb::Event& e) {
   if (e.seq() != s.last_seq + 1) {
-    return Status::Corruption("gap in sequence: expected " + std::to_string(s.last_seq + 1) +
+    return Status::Corruption("gap in sequence: expected seq " + std::to_string(s.last_seq + 1) +
                                   ", found " + std::to_string(e.seq()),
                               s.last_seq + 1);
   }
   const auto* prev = e.prev_hash();
   if (prev->size() != s.last_hash.size() ||
       !std::equal(prev->begin(), prev->end(), s.last_hash.begin())) {
-    return Status::Corruption("hash chain broken: prev_hash does not match the previous event",
+    return Status::Corruption("hash chain broken: prev_hash is not the hash of the event before",
                               e.seq());
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 Status load_state(const EventStore& store, const LoadOptions& options, State* out,
                   LoadReport* report) {
@@ -49,36 +43,35 @@ Status load_state(const EventStore& store, const LoadOptions& options, State* ou
       return st;
     }
   }
-  std::set<std::string> touched;
+  // Folding from the first event, every entity's history comes in order;
+  // after a snapshot, which holds live entities only, an event of one that
+  // had finished before it needs that entity's earlier history first.
+  const bool from_snapshot = report->snapshot_seq != 0;
   Status inner;
-  Status st = store.read_range(
-      s.last_seq, options.until_seq, [&](const fb::Event& e, std::string_view bytes) {
-        inner = check_continuity(s, e);
-        if (!inner.ok()) return false;
-        std::string stream = e.stream()->str();
-        // The snapshot holds live entities only: an event of one that had
-        // finished before it needs that entity's earlier history first.
-        if (e.stream_version() > 1 && !in_memory(s, stream)) {
-          inner = hydrate(store, s, stream, e.seq() - 1);
-          if (!inner.ok()) return false;
-        }
-        evolve(s, e);
-        s.last_hash = sha256(bytes);
-        touched.insert(std::move(stream));
-        ++report->replayed;
-        if (options.progress && report->replayed % 100000 == 0) options.progress(report->replayed);
-        return true;
-      });
+  Status st =
+      read_range_ahead(store, s.last_seq, options.until_seq,
+                       [&](const fb::Event& e, std::string_view, const Hash& hash) {
+                         inner = check_continuity(s, e);
+                         if (!inner.ok()) return false;
+                         std::string_view stream = e.stream()->string_view();
+                         if (from_snapshot && e.stream_version() > 1 && !in_memory(s, stream)) {
+                           inner = hydrate(store, s, stream, e.seq() - 1);
+                           if (!inner.ok()) return false;
+                         }
+                         evolve(s, e);
+                         s.last_hash = hash;
+                         ++report->replayed;
+                         if (options.progress && report->replayed % 100000 == 0)
+                           options.progress(report->replayed);
+                         return true;
+                       });
   if (st.ok()) st = inner;
   if (!st.ok()) {
     if (!options.tolerate_damage || st.code() != Status::Code::kCorruption) return st;
     report->damage = st;
   }
-  if (options.evict_finished) {
-    for (const auto& stream : touched) evict_if_finished(s, stream);
-  }
-  report->seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (options.evict_finished) evict_all_finished(s);
+  report->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   *out = std::move(s);
   return Status::Ok();
 }

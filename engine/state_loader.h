@@ -13,17 +13,17 @@
 namespace runledger {
 
 struct LoadReport {
-  uint64_t snapshot_seq = 0;   // 0: no snapshot, folded from the first event
-  uint64_t replayed = 0;       // tail events folded
+  uint64_t snapshot_seq = 0;  // 0: no snapshot, folded from the first event
+  uint64_t replayed = 0;      // tail events folded
   double seconds = 0;
-  Status damage;               // first problem found; ok() when the log is clean
+  Status damage;  // first problem found; ok() when the log is clean
 };
 
 struct LoadOptions {
   // Stop at the first damaged event and return OK with the state before it
   // (report.damage says where); otherwise the damage is the returned error.
   bool tolerate_damage = false;
-  uint64_t until_seq = 0;      // 0: to the end
+  uint64_t until_seq = 0;  // 0: to the end
   bool use_snapshot = true;
   // Drop finished entities from memory at the end, as the engine does. A
   // replay that shows the whole history keeps them.
@@ -34,5 +34,10 @@ struct LoadOptions {
 
 Status load_state(const EventStore& store, const LoadOptions& options, State* out,
                   LoadReport* report);
+
+// Whether `e` continues the log folded into `s`: its seq is the next one and
+// its prev_hash is s.last_hash. Corruption naming the seq otherwise. (The
+// store has verified the buffer and that the key's seq matches.)
+Status check_continuity(const State& s, const fb::Event& e);
 
 }  // namespace runledger

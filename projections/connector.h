@@ -95,7 +95,7 @@ struct Connector {
 };
 
 struct ConnectorsState {
-  std::map<std::string, Connector> by_id;
+  std::map<std::string, Connector, std::less<>> by_id;
   std::set<std::pair<int64_t, std::string>> slots;  // (next_slot_ms, connector)
 };
 

@@ -52,7 +52,7 @@ struct Hold {
 };
 
 struct HoldsState {
-  std::map<std::string, Hold> by_id;
+  std::map<std::string, Hold, std::less<>> by_id;
   // target -> open EXECUTION_STATE_UNKNOWN holds (ids), the blocking ones.
   std::map<std::string, std::set<std::string>> blocking_by_target;
   // target -> open RESULT_UNKNOWN holds (ids): they do not block, but the

@@ -141,8 +141,8 @@ struct ReadyKey {
 std::map<std::string, size_t> zero_counts_by_state();
 
 struct JobsState {
-  std::map<std::string, Job> by_id;                     // live (and hydrated) jobs
-  std::set<ReadyKey> ready;                             // QUEUED attempts
+  std::map<std::string, Job, std::less<>> by_id;  // live (and hydrated) jobs; find by string_view
+  std::set<ReadyKey> ready;                       // QUEUED attempts
   std::unordered_map<std::string, std::string> holder;  // target -> job holding it (LEASED/RUNNING)
   std::set<std::pair<int64_t, std::string>>
       expiries;  // (lease_expires_at_ms, job) of LEASED/RUNNING

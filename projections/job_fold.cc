@@ -22,6 +22,7 @@ std::string str(const flatbuffers::String* s) { return s == nullptr ? std::strin
 std::vector<std::string> strs(const StringVector* v) {
   std::vector<std::string> out;
   if (v == nullptr) return out;
+  out.reserve(v->size());
   for (const auto* s : *v) out.push_back(str(s));
   return out;
 }
@@ -78,6 +79,7 @@ Job enqueued_job(std::string id, const fb::JobEnqueued& ev, const fb::Event& e) 
   a.number = ev.attempt();
   a.created_at_ms = e.recorded_at_ms();
   a.not_before_ms = j.not_before_ms;
+  a.steps.reserve(j.plan.size());
   for (const std::string& name : j.plan) a.steps.push_back(pending_step(name));
   j.attempts.push_back(std::move(a));
   return j;
@@ -94,6 +96,7 @@ void open_attempt(Job& j, int number, int previous, int64_t not_before_ms,
   next.number = number;
   next.created_at_ms = at_ms;
   next.not_before_ms = not_before_ms;
+  next.steps.reserve(prev->steps.size());
   for (const Step& ps : prev->steps) {
     Step st = pending_step(ps.name);
     if (std::find(reused_names.begin(), reused_names.end(), ps.name) != reused_names.end()) {
@@ -291,23 +294,29 @@ void apply_event(Job& j, const fb::Event& e) {
 void evolve(State& s, const fb::Event& e) {
   std::string_view stream = e.stream() == nullptr ? "" : e.stream()->string_view();
   if (stream.substr(0, kJobStreamPrefix.size()) != kJobStreamPrefix) return;
-  std::string id(stream.substr(kJobStreamPrefix.size()));
+  std::string_view id = stream.substr(kJobStreamPrefix.size());
   if (const auto* ev = e.payload_as_JobEnqueued()) {
-    if (s.jobs.by_id.count(id)) return;
-    Job j = enqueued_job(id, *ev, e);
+    if (s.jobs.by_id.find(id) != s.jobs.by_id.end()) return;
+    Job j = enqueued_job(std::string(id), *ev, e);
     j.version = e.stream_version();
     j.updated_at_ms = e.recorded_at_ms();
-    detail::index(s.jobs, s.jobs.by_id.emplace(id, std::move(j)).first->second);
+    std::string key = j.id;
+    detail::index(s.jobs, s.jobs.by_id.emplace(std::move(key), std::move(j)).first->second);
     return;
   }
   auto it = s.jobs.by_id.find(id);
   if (it == s.jobs.by_id.end()) return;
   Job& j = it->second;
-  detail::unindex(s.jobs, j);
+  const detail::IndexedFields before = detail::indexed_fields(j);
   apply_event(j, e);
   j.version = e.stream_version();
   j.updated_at_ms = e.recorded_at_ms();
-  detail::index(s.jobs, j);
+  // Most events (steps, heartbeats of a running attempt) leave the indexes as
+  // they were: the fold then costs no set or map update.
+  if (const detail::IndexedFields after = detail::indexed_fields(j); after != before) {
+    detail::unindex(s.jobs, j, before);
+    detail::index(s.jobs, j, after);
+  }
 }
 
 }  // namespace runledger::jobs

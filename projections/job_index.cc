@@ -30,27 +30,30 @@ bool holds_target(AttemptState s) {
 
 }  // namespace
 
-void index(JobsState& js, const Job& j) {
-  if (j.attempts.empty()) return;
-  const Attempt& a = j.latest();
-  ++js.count_by_state[to_string(a.state)];
-  if (a.state == AttemptState::kQueued) js.ready.insert(ready_key(j));
-  if (holds_target(a.state)) {
+IndexedFields indexed_fields(const Job& j) {
+  if (j.attempts.empty()) return {};
+  return {true, j.latest().state, j.latest().lease_expires_at_ms};
+}
+
+void index(JobsState& js, const Job& j, const IndexedFields& f) {
+  if (!f.indexed) return;
+  ++js.count_by_state[to_string(f.state)];
+  if (f.state == AttemptState::kQueued) js.ready.insert(ready_key(j));
+  if (holds_target(f.state)) {
     js.holder[j.target] = j.id;
-    if (a.lease_expires_at_ms != 0) js.expiries.emplace(a.lease_expires_at_ms, j.id);
+    if (f.lease_expires_at_ms != 0) js.expiries.emplace(f.lease_expires_at_ms, j.id);
   }
 }
 
-void unindex(JobsState& js, const Job& j) {
-  if (j.attempts.empty()) return;
-  const Attempt& a = j.latest();
-  size_t& count = js.count_by_state[to_string(a.state)];
+void unindex(JobsState& js, const Job& j, const IndexedFields& f) {
+  if (!f.indexed) return;
+  size_t& count = js.count_by_state[to_string(f.state)];
   if (count > 0) --count;
-  if (a.state == AttemptState::kQueued) js.ready.erase(ready_key(j));
-  if (holds_target(a.state)) {
+  if (f.state == AttemptState::kQueued) js.ready.erase(ready_key(j));
+  if (holds_target(f.state)) {
     auto it = js.holder.find(j.target);
     if (it != js.holder.end() && it->second == j.id) js.holder.erase(it);
-    js.expiries.erase({a.lease_expires_at_ms, j.id});
+    js.expiries.erase({f.lease_expires_at_ms, j.id});
   }
 }
 

@@ -4,41 +4,26 @@
 #include <algorithm>
 
 #include "engine/entities.h"
+#include "engine/state_loader.h"
 #include "events/hash.h"
+#include "events/read_ahead.h"
 
 namespace runledger::cli {
-
-namespace {
-
-Status check_continuity(const State& s, const fb::Event& e) {
-  if (e.seq() != s.last_seq + 1) {
-    return Status::Corruption("gap in sequence: expected seq " + std::to_string(s.last_seq + 1) +
-                                  ", found " + std::to_string(e.seq()),
-                              s.last_seq + 1);
-  }
-  const auto* prev = e.prev_hash();
-  if (prev->size() != s.last_hash.size() ||
-      !std::equal(prev->begin(), prev->end(), s.last_hash.begin())) {
-    return Status::Corruption("hash chain broken: prev_hash is not the hash of the event before",
-                              e.seq());
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 Status fold_log(const EventStore& store, const FoldLimits& limits, State* out, Progress* progress) {
   State s;
   Status inner;
-  Status read = store.read_range(0, limits.until_seq, [&](const fb::Event& e, std::string_view b) {
-    if (limits.until_ms && e.recorded_at_ms() > *limits.until_ms) return false;
-    inner = check_continuity(s, e);
-    if (!inner.ok()) return false;
-    evolve(s, e);
-    s.last_hash = sha256(b);
-    if (progress != nullptr) progress->update(s.last_seq);
-    return true;
-  });
+  Status read = read_range_ahead(store, 0, limits.until_seq,
+                                 [&](const fb::Event& e, std::string_view, const Hash& hash) {
+                                   if (limits.until_ms && e.recorded_at_ms() > *limits.until_ms)
+                                     return false;
+                                   inner = check_continuity(s, e);
+                                   if (!inner.ok()) return false;
+                                   evolve(s, e);
+                                   s.last_hash = hash;
+                                   if (progress != nullptr) progress->update(s.last_seq);
+                                   return true;
+                                 });
   if (!read.ok()) return read;
   if (!inner.ok()) return inner;
   *out = std::move(s);
