@@ -24,8 +24,12 @@ void Engine::commit(std::unique_ptr<Batch> b) {
     return;
   }
   if (!settle_write(b.get())) return;
+  const uint64_t live =
+      state_.jobs.by_id.size() + state_.connectors.by_id.size() + state_.holds.by_id.size();
   const bool snapshot_due =
-      !b->out.events.empty() && events_since_snapshot_ >= options_.snapshot_every_events;
+      !b->out.events.empty() &&
+      events_since_snapshot_ >=
+          std::max(options_.snapshot_every_events, options_.snapshot_events_per_live_entity * live);
   if (snapshot_due) {
     // Written alone and waited for below, so what it finished may leave
     // memory now and the snapshot holds only live entities.

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "projections/state.h"
 
 namespace runledger {
 
-void Metrics::command(const std::string& type, const std::string& outcome, double latency_ms) {
+void Metrics::command(const char* type, const char* outcome, double latency_ms) {
   std::lock_guard<std::mutex> lk(mu_);
   ++commands_[{type, outcome}];
   size_t i = 0;
@@ -35,7 +37,10 @@ std::string Metrics::render(const State& s, bool writable) const {
   };
   line("# HELP runledger_commands_total Commands decided, by type and outcome.");
   line("# TYPE runledger_commands_total counter");
-  for (const auto& [key, n] : commands_) {
+  // Equal names may sit at different addresses (one per translation unit).
+  std::map<std::pair<std::string_view, std::string_view>, uint64_t> by_name;
+  for (const auto& [key, n] : commands_) by_name[{key.first, key.second}] += n;
+  for (const auto& [key, n] : by_name) {
     line(fmt::format("runledger_commands_total{{type=\"{}\",outcome=\"{}\"}} {}", key.first,
                      key.second, n));
   }

@@ -4,18 +4,35 @@
 
 namespace runledger {
 
+namespace {
+
+// Appends each entity's JSON, comma-separated.
+template <typename Map, typename ToJson>
+void append_each(std::string& out, const Map& entities, ToJson to_json) {
+  bool first = true;
+  for (const auto& [id, entity] : entities) {
+    if (!first) out.push_back(',');
+    first = false;
+    out += to_json(entity).dump();
+  }
+}
+
+}  // namespace
+
+// The envelope is written by hand and each entity dumped on its own, so the
+// whole state never exists as one JSON tree: for 100,000 live jobs that tree
+// took about a second of the sequencer and over a GiB. The keys come in the
+// order a JSON object of the same fields dumps them (sorted).
 std::string encode_snapshot(const State& s) {
-  nlohmann::json j;
-  j["format"] = kSnapshotFormat;
-  j["seq"] = s.last_seq;
-  j["last_hash"] = to_hex(s.last_hash);
-  auto& jobs_out = j["jobs"] = nlohmann::json::array();
-  for (const auto& [id, job] : s.jobs.by_id) jobs_out.push_back(jobs::to_json(job));
-  auto& conns_out = j["connectors"] = nlohmann::json::array();
-  for (const auto& [id, c] : s.connectors.by_id) conns_out.push_back(connectors::to_json(c));
-  auto& holds_out = j["holds"] = nlohmann::json::array();
-  for (const auto& [id, h] : s.holds.by_id) holds_out.push_back(holds::to_json(h));
-  return j.dump();
+  std::string out = "{\"connectors\":[";
+  append_each(out, s.connectors.by_id, connectors::to_json);
+  out += "],\"format\":" + std::to_string(kSnapshotFormat) + ",\"holds\":[";
+  append_each(out, s.holds.by_id, holds::to_json);
+  out += "],\"jobs\":[";
+  append_each(out, s.jobs.by_id, jobs::to_json);
+  out +=
+      "],\"last_hash\":\"" + to_hex(s.last_hash) + "\",\"seq\":" + std::to_string(s.last_seq) + "}";
+  return out;
 }
 
 namespace {

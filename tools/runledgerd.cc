@@ -31,35 +31,48 @@ struct Flags {
 };
 
 void add_flags(CLI::App& app, Flags& f) {
-  app.add_option("--listen", f.listen, "HOST:PORT to listen on")->envname("RUNLEDGER_LISTEN")
+  app.add_option("--listen", f.listen, "HOST:PORT to listen on")
+      ->envname("RUNLEDGER_LISTEN")
       ->capture_default_str();
   app.add_option("--data", f.data, "data folder (created on first start)")
-      ->envname("RUNLEDGER_DATA")->capture_default_str();
+      ->envname("RUNLEDGER_DATA")
+      ->capture_default_str();
   app.add_option("--stale-lock-s", f.stale_lock_s, "age at which a running sync is stale")
-      ->envname("RUNLEDGER_STALE_LOCK_S")->check(CLI::Range(1, 365 * 24 * 3600))
+      ->envname("RUNLEDGER_STALE_LOCK_S")
+      ->check(CLI::Range(1, 365 * 24 * 3600))
       ->capture_default_str();
   app.add_option("--lease-default-s", f.lease_default_s, "lease length when a claim gives none")
-      ->envname("RUNLEDGER_LEASE_DEFAULT_S")->check(CLI::Range(1, 24 * 3600))
+      ->envname("RUNLEDGER_LEASE_DEFAULT_S")
+      ->check(CLI::Range(1, 24 * 3600))
       ->capture_default_str();
   app.add_option("--lease-max-s", f.lease_max_s, "longest lease a worker may ask for")
-      ->envname("RUNLEDGER_LEASE_MAX_S")->check(CLI::Range(1, 24 * 3600))->capture_default_str();
+      ->envname("RUNLEDGER_LEASE_MAX_S")
+      ->check(CLI::Range(1, 24 * 3600))
+      ->capture_default_str();
   app.add_option("--body-limit-bytes", f.body_limit_bytes, "largest request body accepted")
-      ->envname("RUNLEDGER_BODY_LIMIT_BYTES")->check(CLI::Range(1024, 64 * 1024 * 1024))
+      ->envname("RUNLEDGER_BODY_LIMIT_BYTES")
+      ->check(CLI::Range(1024, 64 * 1024 * 1024))
       ->capture_default_str();
   app.add_option("--http-threads", f.http_threads, "threads serving HTTP connections")
-      ->envname("RUNLEDGER_HTTP_THREADS")->check(CLI::Range(2, 4096))->capture_default_str();
+      ->envname("RUNLEDGER_HTTP_THREADS")
+      ->check(CLI::Range(2, 4096))
+      ->capture_default_str();
   app.add_option("--auth-tokens", f.auth_tokens, "file of bearer tokens: NAME ROLE TOKEN per line")
       ->envname("RUNLEDGER_AUTH_TOKENS");
   app.add_option("--retry-backoff-s", f.retry_backoff_s,
                  "first retry delay; doubles per attempt, at most 300 s")
-      ->envname("RUNLEDGER_RETRY_BACKOFF_S")->check(CLI::Range(0, 300))->capture_default_str();
+      ->envname("RUNLEDGER_RETRY_BACKOFF_S")
+      ->check(CLI::Range(0, 300))
+      ->capture_default_str();
   app.add_option("--log-level", f.log_level, "debug, info, warn or error")
-      ->envname("RUNLEDGER_LOG_LEVEL")->capture_default_str();
+      ->envname("RUNLEDGER_LOG_LEVEL")
+      ->capture_default_str();
   app.add_flag("--read-only", f.read_only, "serve reads only (forensics; starts on a damaged log)")
       ->envname("RUNLEDGER_READ_ONLY");
   app.add_option("--snapshot-every-events", f.snapshot_every_events,
-                 "write a projection snapshot after this many events")
-      ->envname("RUNLEDGER_SNAPSHOT_EVERY_EVENTS")->check(CLI::Range(1000, 100'000'000))
+                 "write a projection snapshot after this many events (and 8 per live entity)")
+      ->envname("RUNLEDGER_SNAPSHOT_EVERY_EVENTS")
+      ->check(CLI::Range(1000, 100'000'000))
       ->capture_default_str();
 }
 
@@ -114,8 +127,10 @@ int server_main(int argc, char** argv) {
     return 2;
   }
   if (!is_loopback(host) && f.auth_tokens.empty()) {
-    std::fprintf(stderr, "refusing to listen on %s without --auth-tokens: only loopback "
-                         "addresses may run without authentication\n", host.c_str());
+    std::fprintf(stderr,
+                 "refusing to listen on %s without --auth-tokens: only loopback "
+                 "addresses may run without authentication\n",
+                 host.c_str());
     return 2;
   }
   if (f.lease_default_s > f.lease_max_s) {
@@ -149,8 +164,10 @@ int server_main(int argc, char** argv) {
   st = Engine::open(store, clock, eo, &engine);
   if (!st.ok()) {
     log::error("the log in {} failed verification: {}", f.data, st.ToString());
-    log::error("refusing to serve state built from a damaged log; start with --read-only to "
-               "read it for forensics, and run `runledger verify --data {}`", f.data);
+    log::error(
+        "refusing to serve state built from a damaged log; start with --read-only to "
+        "read it for forensics, and run `runledger verify --data {}`",
+        f.data);
     return 3;
   }
   const auto& rep = engine->load_report();

@@ -13,6 +13,7 @@ EngineOptions test_engine_options() {
   EngineOptions o;
   o.timers = false;
   o.policy.lease_min_s = 1;
+  o.snapshot_events_per_live_entity = 0;  // tests count events to the next snapshot
   return o;
 }
 

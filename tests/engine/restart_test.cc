@@ -92,6 +92,35 @@ TEST(Restart, AfterARestartThatFoldedATailACleanShutdownLeavesNothingToFold) {
   EXPECT_TRUE(same_state(before, engine_digest(h.engine())));
 }
 
+TEST(Restart, TheSnapshotIntervalGrowsWithTheLiveEntities) {
+  // Given an engine that snapshots every 10 events, and at least 4 per live entity
+  EngineOptions o = test_engine_options();
+  o.snapshot_every_events = 10;
+  o.snapshot_events_per_live_entity = 4;
+  EngineHarness h(o);
+  auto snapshot_seqs = [&] {
+    std::vector<uint64_t> seqs;
+    for (const auto& r : h.store().records()) {
+      if (r.snapshot) seqs.push_back(r.last_seq);
+    }
+    return seqs;
+  };
+  // and 5 live jobs (5 events)
+  for (int i = 0; i < 5; ++i) {
+    std::string id = "live-" + std::to_string(i);
+    ASSERT_EQ(run(h.engine(), enqueue_command(id, "k", "t-" + id)).status, 200);
+  }
+  // When one of them is claimed and released again and again (one event each)
+  for (int i = 0; i < 12; ++i) {
+    ASSERT_EQ(run(h.engine(), jobs::Claim{"w", {}, 30, lease_token("live-0")}).status, 200);
+    ASSERT_EQ(run(h.engine(), jobs::Release{"live-0", lease_token("live-0")}).status, 200);
+  }
+  // Then the first snapshot comes at 4 x 5 = 20 events, not at 10
+  std::vector<uint64_t> seqs = snapshot_seqs();
+  ASSERT_EQ(seqs.size(), 1u);
+  EXPECT_EQ(seqs.front(), 20u);
+}
+
 TEST(Restart, EverySnapshotTheEngineWroteFoldsToTheSameStateAsTheLogUpToIt) {
   // Given an engine that snapshots every few events
   EngineOptions o = test_engine_options();

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "events/hash.h"
+#include "projections/snapshot.h"
 
 namespace runledger::job_tests {
 namespace {
@@ -233,6 +234,35 @@ TEST_F(JobReplay, AdoptingSnapshotsRebuildsTheIndexes) {
   EXPECT_EQ(restored.jobs.count_by_state, g.state.jobs.count_by_state);
   for (const auto& [id, j] : g.state.jobs.by_id) {
     EXPECT_EQ(jobs::view(restored, restored.jobs.by_id.at(id)), jobs::view(g.state, j)) << id;
+  }
+}
+
+TEST_F(JobReplay, TheStateSnapshotIsOneJsonDocumentThatRestoresTheState) {
+  g.state.last_seq = 4242;
+  g.state.last_hash = sha256("the event before");
+  std::string bytes = encode_snapshot(g.state);
+  json doc = json::parse(bytes);
+  // Written entity by entity, it is the document a JSON tree of the same
+  // fields dumps: same keys in the same order, byte for byte.
+  EXPECT_EQ(doc.dump(), bytes);
+  EXPECT_EQ(doc.at("jobs").size(), g.state.jobs.by_id.size());
+  EXPECT_EQ(doc.at("holds").size(), g.state.holds.by_id.size());
+  EXPECT_GT(g.state.holds.by_id.size(), 0u);
+  State restored;
+  ASSERT_TRUE(decode_snapshot(bytes, &restored).ok());
+  EXPECT_EQ(restored.last_seq, 4242u);
+  EXPECT_EQ(restored.last_hash, g.state.last_hash);
+  EXPECT_EQ(ready_ids(restored.jobs), ready_ids(g.state.jobs));
+  EXPECT_EQ(restored.jobs.holder, g.state.jobs.holder);
+  EXPECT_EQ(restored.jobs.expiries, g.state.jobs.expiries);
+  EXPECT_EQ(restored.jobs.count_by_state, g.state.jobs.count_by_state);
+  for (const auto& [id, j] : g.state.jobs.by_id) {
+    ASSERT_TRUE(restored.jobs.by_id.count(id)) << id;
+    EXPECT_EQ(jobs::to_json(restored.jobs.by_id.at(id)), jobs::to_json(j)) << id;
+  }
+  for (const auto& [id, h] : g.state.holds.by_id) {
+    ASSERT_TRUE(restored.holds.by_id.count(id)) << id;
+    EXPECT_EQ(holds::to_json(restored.holds.by_id.at(id)), holds::to_json(h)) << id;
   }
 }
 

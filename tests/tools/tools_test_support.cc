@@ -118,6 +118,7 @@ EngineRig::EngineRig(uint64_t snapshot_every_events) {
   EngineOptions o;
   o.timers = false;
   o.snapshot_every_events = snapshot_every_events;
+  o.snapshot_events_per_live_entity = 0;
   s = Engine::open(store_, clock_, o, &engine_);
   if (!s.ok()) throw std::runtime_error("engine: " + s.ToString());
 }
