@@ -4,38 +4,26 @@
 
 namespace runledger {
 
+using nlohmann::json;
+
 namespace {
 
-// Appends each entity's JSON, comma-separated.
+constexpr int kSnapshotFormatOneDocument = 1;
+constexpr std::string_view kJobKey = "job";
+constexpr std::string_view kConnectorKey = "connector";
+constexpr std::string_view kHoldKey = "hold";
+
+// Appends one line {"<key>":<entity JSON>} per entity.
 template <typename Map, typename ToJson>
-void append_each(std::string& out, const Map& entities, ToJson to_json) {
-  bool first = true;
+void append_lines(std::string& out, std::string_view key, const Map& entities, ToJson to_json) {
   for (const auto& [id, entity] : entities) {
-    if (!first) out.push_back(',');
-    first = false;
+    out += "{\"";
+    out += key;
+    out += "\":";
     out += to_json(entity).dump();
+    out += "}\n";
   }
 }
-
-}  // namespace
-
-// The envelope is written by hand and each entity dumped on its own, so the
-// whole state never exists as one JSON tree: for 100,000 live jobs that tree
-// took about a second of the sequencer and over a GiB. The keys come in the
-// order a JSON object of the same fields dumps them (sorted).
-std::string encode_snapshot(const State& s) {
-  std::string out = "{\"connectors\":[";
-  append_each(out, s.connectors.by_id, connectors::to_json);
-  out += "],\"format\":" + std::to_string(kSnapshotFormat) + ",\"holds\":[";
-  append_each(out, s.holds.by_id, holds::to_json);
-  out += "],\"jobs\":[";
-  append_each(out, s.jobs.by_id, jobs::to_json);
-  out +=
-      "],\"last_hash\":\"" + to_hex(s.last_hash) + "\",\"seq\":" + std::to_string(s.last_seq) + "}";
-  return out;
-}
-
-namespace {
 
 bool parse_hex_hash(const std::string& hex, Hash* out) {
   if (hex.size() != 64) return false;
@@ -52,23 +40,94 @@ bool parse_hex_hash(const std::string& hex, Hash* out) {
   return true;
 }
 
+// seq and last_hash, common to both formats.
+Status read_position(const json& head, State* s) {
+  s->last_seq = head.at("seq").get<uint64_t>();
+  if (!parse_hex_hash(head.at("last_hash").get<std::string>(), &s->last_hash)) {
+    return Status::Corruption("snapshot hash is malformed");
+  }
+  return Status::Ok();
+}
+
+// Format 1 (written before format 2; still read): one JSON document.
+Status decode_one_document(const json& j, State* s) {
+  if (Status st = read_position(j, s); !st.ok()) return st;
+  for (const auto& job : j.at("jobs")) jobs::adopt(*s, jobs::from_json(job));
+  for (const auto& c : j.at("connectors")) connectors::adopt(*s, connectors::from_json(c));
+  for (const auto& h : j.at("holds")) holds::adopt(*s, holds::from_json(h));
+  return Status::Ok();
+}
+
+// Format 2: the head line, then one line per entity, each parsed on its own.
+Status decode_lines(const json& head, std::string_view rest, State* s) {
+  if (Status st = read_position(head, s); !st.ok()) return st;
+  size_t jobs_n = 0, connectors_n = 0, holds_n = 0;
+  while (!rest.empty()) {
+    size_t eol = rest.find('\n');
+    std::string_view line = rest.substr(0, eol);
+    rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
+    json entry = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (entry.is_discarded() || !entry.is_object() || entry.size() != 1) {
+      return Status::Corruption("snapshot has a line that is not one entity");
+    }
+    auto it = entry.begin();
+    const std::string& key = it.key();
+    const json& value = it.value();
+    if (key == kJobKey) {
+      jobs::adopt(*s, jobs::from_json(value));
+      ++jobs_n;
+    } else if (key == kConnectorKey) {
+      connectors::adopt(*s, connectors::from_json(value));
+      ++connectors_n;
+    } else if (key == kHoldKey) {
+      holds::adopt(*s, holds::from_json(value));
+      ++holds_n;
+    } else {
+      return Status::Corruption("snapshot has an entity of unknown kind '" + key + "'");
+    }
+  }
+  if (jobs_n != head.at("jobs").get<size_t>() ||
+      connectors_n != head.at("connectors").get<size_t>() ||
+      holds_n != head.at("holds").get<size_t>()) {
+    return Status::Corruption("snapshot holds other entity counts than its head line says");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
+// Each entity is dumped on its own and parsed on its own: the state never
+// exists as one JSON tree, which for 100,000 live jobs cost seconds and
+// about a GiB each way.
+std::string encode_snapshot(const State& s) {
+  json head = {{"format", kSnapshotFormat},
+               {"seq", s.last_seq},
+               {"last_hash", to_hex(s.last_hash)},
+               {"jobs", s.jobs.by_id.size()},
+               {"connectors", s.connectors.by_id.size()},
+               {"holds", s.holds.by_id.size()}};
+  std::string out = head.dump();
+  out.push_back('\n');
+  append_lines(out, kJobKey, s.jobs.by_id, jobs::to_json);
+  append_lines(out, kConnectorKey, s.connectors.by_id, connectors::to_json);
+  append_lines(out, kHoldKey, s.holds.by_id, holds::to_json);
+  return out;
+}
+
 Status decode_snapshot(std::string_view bytes, State* out) {
-  auto j = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || j.value("format", 0) != kSnapshotFormat) {
-    return Status::Corruption("snapshot is not valid JSON of format " +
-                              std::to_string(kSnapshotFormat));
+  size_t eol = bytes.find('\n');
+  json head = json::parse(bytes.substr(0, eol), nullptr, /*allow_exceptions=*/false);
+  const int format = head.is_object() ? head.value("format", 0) : 0;
+  const bool one_document = format == kSnapshotFormatOneDocument && eol == std::string_view::npos;
+  if (head.is_discarded() || (format != kSnapshotFormat && !one_document)) {
+    return Status::Corruption("snapshot is not JSON of format " + std::to_string(kSnapshotFormat) +
+                              " or " + std::to_string(kSnapshotFormatOneDocument));
   }
   try {
     State s;
-    s.last_seq = j.at("seq").get<uint64_t>();
-    if (!parse_hex_hash(j.at("last_hash").get<std::string>(), &s.last_hash)) {
-      return Status::Corruption("snapshot hash is malformed");
-    }
-    for (const auto& job : j.at("jobs")) jobs::adopt(s, jobs::from_json(job));
-    for (const auto& c : j.at("connectors")) connectors::adopt(s, connectors::from_json(c));
-    for (const auto& h : j.at("holds")) holds::adopt(s, holds::from_json(h));
+    Status st = one_document ? decode_one_document(head, &s)
+                             : decode_lines(head, bytes.substr(eol + 1), &s);
+    if (!st.ok()) return st;
     *out = std::move(s);
   } catch (const std::exception& e) {
     return Status::Corruption(std::string("snapshot does not decode: ") + e.what());

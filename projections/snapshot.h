@@ -3,9 +3,14 @@
 // tail of the log. Written by the engine in the same WriteBatch as the events
 // up to `seq`; finished entities are not in it (they are read from the log).
 //
-// Format (JSON, versioned by "format"):
-//   {"format": 1, "seq": N, "last_hash": "<64 hex>",
-//    "jobs": [jobs::to_json...], "connectors": [...], "holds": [...]}
+// Format 2 (JSON Lines): a head line, then one line per live entity, each
+// parsed on its own (a restart never holds the whole state as one JSON tree):
+//   {"connectors":C,"format":2,"holds":H,"jobs":J,"last_hash":"<64 hex>","seq":N}
+//   {"job":<jobs::to_json>}         (J lines)
+//   {"connector":<...>}             (C lines)
+//   {"hold":<...>}                  (H lines)
+// Format 1, one document {"format":1,"seq","last_hash","jobs":[...],
+// "connectors":[...],"holds":[...]}, is still read.
 #pragma once
 
 #include <string>
@@ -16,7 +21,7 @@
 
 namespace runledger {
 
-inline constexpr int kSnapshotFormat = 1;
+inline constexpr int kSnapshotFormat = 2;
 
 std::string encode_snapshot(const State& s);
 // Replaces *out with the snapshot's state (indexes rebuilt). Corruption when

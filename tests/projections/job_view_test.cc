@@ -237,32 +237,79 @@ TEST_F(JobReplay, AdoptingSnapshotsRebuildsTheIndexes) {
   }
 }
 
-TEST_F(JobReplay, TheStateSnapshotIsOneJsonDocumentThatRestoresTheState) {
-  g.state.last_seq = 4242;
-  g.state.last_hash = sha256("the event before");
-  std::string bytes = encode_snapshot(g.state);
-  json doc = json::parse(bytes);
-  // Written entity by entity, it is the document a JSON tree of the same
-  // fields dumps: same keys in the same order, byte for byte.
-  EXPECT_EQ(doc.dump(), bytes);
-  EXPECT_EQ(doc.at("jobs").size(), g.state.jobs.by_id.size());
-  EXPECT_EQ(doc.at("holds").size(), g.state.holds.by_id.size());
-  EXPECT_GT(g.state.holds.by_id.size(), 0u);
-  State restored;
-  ASSERT_TRUE(decode_snapshot(bytes, &restored).ok());
-  EXPECT_EQ(restored.last_seq, 4242u);
-  EXPECT_EQ(restored.last_hash, g.state.last_hash);
-  EXPECT_EQ(ready_ids(restored.jobs), ready_ids(g.state.jobs));
-  EXPECT_EQ(restored.jobs.holder, g.state.jobs.holder);
-  EXPECT_EQ(restored.jobs.expiries, g.state.jobs.expiries);
-  EXPECT_EQ(restored.jobs.count_by_state, g.state.jobs.count_by_state);
-  for (const auto& [id, j] : g.state.jobs.by_id) {
+// What a restored state must equal: the entities and every index.
+void expect_same_state(const State& restored, const State& original) {
+  EXPECT_EQ(restored.last_seq, original.last_seq);
+  EXPECT_EQ(restored.last_hash, original.last_hash);
+  EXPECT_EQ(ready_ids(restored.jobs), ready_ids(original.jobs));
+  EXPECT_EQ(restored.jobs.holder, original.jobs.holder);
+  EXPECT_EQ(restored.jobs.expiries, original.jobs.expiries);
+  EXPECT_EQ(restored.jobs.count_by_state, original.jobs.count_by_state);
+  ASSERT_EQ(restored.jobs.by_id.size(), original.jobs.by_id.size());
+  for (const auto& [id, j] : original.jobs.by_id) {
     ASSERT_TRUE(restored.jobs.by_id.count(id)) << id;
     EXPECT_EQ(jobs::to_json(restored.jobs.by_id.at(id)), jobs::to_json(j)) << id;
   }
-  for (const auto& [id, h] : g.state.holds.by_id) {
+  ASSERT_EQ(restored.holds.by_id.size(), original.holds.by_id.size());
+  for (const auto& [id, h] : original.holds.by_id) {
     ASSERT_TRUE(restored.holds.by_id.count(id)) << id;
     EXPECT_EQ(holds::to_json(restored.holds.by_id.at(id)), holds::to_json(h)) << id;
+  }
+}
+
+TEST_F(JobReplay, TheStateSnapshotIsAHeadLineAndOneLinePerEntity) {
+  g.state.last_seq = 4242;
+  g.state.last_hash = sha256("the event before");
+  ASSERT_GT(g.state.holds.by_id.size(), 0u);
+  std::string bytes = encode_snapshot(g.state);
+  std::vector<json> lines;
+  for (size_t at = 0; at < bytes.size();) {
+    size_t eol = bytes.find('\n', at);
+    ASSERT_NE(eol, std::string::npos) << "every line ends with a newline";
+    lines.push_back(json::parse(bytes.substr(at, eol - at)));
+    at = eol + 1;
+  }
+  ASSERT_EQ(lines.size(), 1 + g.state.jobs.by_id.size() + g.state.holds.by_id.size());
+  EXPECT_EQ(lines[0].at("format"), kSnapshotFormat);
+  EXPECT_EQ(lines[0].at("seq"), 4242u);
+  EXPECT_EQ(lines[0].at("jobs"), g.state.jobs.by_id.size());
+  EXPECT_EQ(lines[0].at("holds"), g.state.holds.by_id.size());
+  EXPECT_EQ(lines[1].begin().key(), "job");
+  EXPECT_EQ(lines.back().begin().key(), "hold");
+  State restored;
+  ASSERT_TRUE(decode_snapshot(bytes, &restored).ok());
+  expect_same_state(restored, g.state);
+}
+
+TEST_F(JobReplay, ASnapshotOfTheOneDocumentFormatIsStillRead) {
+  g.state.last_seq = 99;
+  g.state.last_hash = sha256("older");
+  json doc = {{"format", 1}, {"seq", 99}, {"last_hash", to_hex(g.state.last_hash)}};
+  doc["jobs"] = json::array();
+  for (const auto& [id, j] : g.state.jobs.by_id) doc["jobs"].push_back(jobs::to_json(j));
+  doc["connectors"] = json::array();
+  doc["holds"] = json::array();
+  for (const auto& [id, h] : g.state.holds.by_id) doc["holds"].push_back(holds::to_json(h));
+  State restored;
+  ASSERT_TRUE(decode_snapshot(doc.dump(), &restored).ok());
+  expect_same_state(restored, g.state);
+}
+
+TEST_F(JobReplay, ADamagedSnapshotIsCorruptionNeverAPartialState) {
+  g.state.last_hash = sha256("x");
+  const std::string good = encode_snapshot(g.state);
+  const size_t second_line = good.find('\n') + 1;
+  std::string lost_line = good;
+  lost_line.erase(second_line, good.find('\n', second_line) + 1 - second_line);
+  std::string unknown_kind = good + "{\"widget\":{}}\n";
+  std::string bad_json = good.substr(0, good.size() - 3) + "\n";
+  for (const std::string& bytes : {lost_line, unknown_kind, bad_json, std::string("{}"),
+                                   std::string("not json"), std::string()}) {
+    State restored;
+    restored.last_seq = 7;
+    Status st = decode_snapshot(bytes, &restored);
+    EXPECT_EQ(st.code(), Status::Code::kCorruption) << bytes.substr(0, 80);
+    EXPECT_EQ(restored.last_seq, 7u) << "left as it was";
   }
 }
 
