@@ -82,13 +82,14 @@ TEST_F(ReadAheadTest, StopsWhereTheVisitorSaysAndReturnsOk) {
 TEST_F(ReadAheadTest, AnExceptionFromTheVisitorReachesTheCallerAndTheReaderEnds) {
   auto store = open_store(dir.path(), read_only_mode());
   uint64_t visited = 0;
-  EXPECT_THROW(read_range_ahead(*store, 0, 0,
-                                [&](const fb::Event& e, std::string_view, const Hash&) -> bool {
-                                  ++visited;
-                                  if (e.seq() == 20'000) throw std::runtime_error("fold failed");
-                                  return true;
-                                }),
-               std::runtime_error);
+  EXPECT_THROW(
+      (void)read_range_ahead(*store, 0, 0,
+                             [&](const fb::Event& e, std::string_view, const Hash&) -> bool {
+                               ++visited;
+                               if (e.seq() == 20'000) throw std::runtime_error("fold failed");
+                               return true;
+                             }),
+      std::runtime_error);
   EXPECT_EQ(visited, 20'000u);
   // The store is still usable: the reader released it.
   uint64_t again = 0;
