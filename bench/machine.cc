@@ -1,6 +1,7 @@
 // Machine facts and process costs: see machine.h.
 #include "bench/machine.h"
 
+#include <dlfcn.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -52,14 +53,18 @@ nlohmann::ordered_json machine_info() {
     m["kernel"] = fmt::format("{} {}", u.sysname, u.release);
     m["arch"] = u.machine;
   }
+  // The binary links tcmalloc or not (CMake's RUNLEDGER_ALLOCATOR); it
+  // changes CPU-bound figures by a quarter or more, so a result says which.
+  m["allocator"] = dlsym(RTLD_DEFAULT, "tc_malloc") != nullptr ? "tcmalloc" : "system";
   return m;
 }
 
 std::string machine_line(const nlohmann::ordered_json& m) {
-  return fmt::format("{} x {}, {:.1f} GiB, {} {}", m.value("cpus", 0L),
+  return fmt::format("{} x {}, {:.1f} GiB, {} {}, malloc: {}", m.value("cpus", 0L),
                      m.value("cpu_model", std::string("?")),
                      static_cast<double>(m.value("memory_bytes", uint64_t{0})) / kGibBytes,
-                     m.value("kernel", std::string("?")), m.value("arch", std::string("")));
+                     m.value("kernel", std::string("?")), m.value("arch", std::string("")),
+                     m.value("allocator", std::string("?")));
 }
 
 uint64_t peak_rss_bytes() {

@@ -11,9 +11,11 @@
 
 namespace runledger::bench {
 
-// {"cpu_model", "cpus", "memory_bytes", "kernel", "arch"}.
+// {"cpu_model", "cpus", "memory_bytes", "kernel", "arch", "allocator"}, the
+// last "tcmalloc" or "system" (see CMakeLists.txt).
 nlohmann::ordered_json machine_info();
-// One line for the table, e.g. "2 x Intel Xeon ..., 23.4 GiB, Linux 6.1.0 x86_64".
+// One line for the table, e.g.
+// "2 x Intel Xeon ..., 23.4 GiB, Linux 6.1.0 x86_64, malloc: tcmalloc".
 std::string machine_line(const nlohmann::ordered_json& machine);
 
 uint64_t peak_rss_bytes();

@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev          # JSON bodies and views
   libcli11-dev                # command-line flags
   libssl-dev                  # SHA-256 for the hash chain and lease tokens
+  libgoogle-perftools-dev     # tcmalloc, the allocator of the shipped binaries
   libgtest-dev libgmock-dev   # tests
   curl procps                 # scripts and restart tests
 )

@@ -44,6 +44,8 @@ void expect_common_figures(const nlohmann::json& j, const std::string& workload)
   EXPECT_GT(j["machine"].value("cpus", 0), 0);
   EXPECT_FALSE(j["machine"].value("cpu_model", "").empty());
   EXPECT_GT(j["machine"].value("memory_bytes", 0.0), 0.0);
+  // The binary reports the allocator this build linked (CMakeLists.txt).
+  EXPECT_EQ(j["machine"].value("allocator", ""), RL_ALLOCATOR);
 }
 
 TEST(BenchW1, RunsEveryJobToSucceededAndReportsTheFigures) {
