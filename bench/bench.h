@@ -40,6 +40,9 @@ struct BenchOptions {
   uint64_t leases = kDefaultLeases;
   int64_t lease_s = kDefaultLeaseS;
   uint64_t finished_jobs = kDefaultFinishedJobs;
+  // lease-expiry: a projection snapshot every N events however many entities
+  // are live (0: the engine's own rule, EngineOptions).
+  uint64_t snapshot_every_events = 0;
   std::string data;    // empty: a temporary folder, removed at the end
   std::string server;  // w1-http: drive this server instead of an in-process one
   ProgressFn progress;

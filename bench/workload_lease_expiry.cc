@@ -17,6 +17,7 @@
 #include "bench/progress_wait.h"
 #include "bench/w1_engine.h"
 #include "events/hash.h"
+#include "projections/snapshot.h"
 
 namespace runledger::bench {
 namespace {
@@ -98,6 +99,14 @@ Status scan_log(const EventStore& store, ExpiryScan* out) {
   });
 }
 
+// The seq of the last periodic snapshot (0: none), read after the run.
+uint64_t last_snapshot_seq(const EventStore& store) {
+  std::string bytes;
+  State s;
+  if (!store.get_snapshot(&bytes).ok() || !decode_snapshot(bytes, &s).ok()) return 0;
+  return s.last_seq;
+}
+
 void measure(EngineRig& rig, const BenchOptions& o, BenchResult& r) {
   Engine& e = rig.engine();
   auto id = [](uint64_t n) { return fmt::format("lease-{}", n); };
@@ -147,7 +156,10 @@ BenchResult run_lease_expiry(const BenchOptions& o) {
   r.workload = "lease-expiry";
   r.unit = "leases";
   r.latency_of = "due -> LeaseExpired recorded";
-  r.parameters = {{"leases", o.leases}, {"lease_s", o.lease_s}, {"callers", o.callers}};
+  r.parameters = {{"leases", o.leases},
+                  {"lease_s", o.lease_s},
+                  {"callers", o.callers},
+                  {"snapshot_every_events", o.snapshot_every_events}};
   DataFolder folder(o.data);
   if (!folder.error().empty()) {
     r.error = folder.error();
@@ -156,7 +168,12 @@ BenchResult run_lease_expiry(const BenchOptions& o) {
   }
   {
     EngineRig rig;
-    if (Status st = rig.open(folder.path()); !st.ok()) {
+    EngineOptions eo;
+    if (o.snapshot_every_events > 0) {
+      eo.snapshot_every_events = o.snapshot_every_events;
+      eo.snapshot_events_per_live_entity = 0;
+    }
+    if (Status st = rig.open(folder.path(), eo); !st.ok()) {
       r.error = "opening the engine failed: " + st.ToString();
       finish(r);
       return r;
@@ -167,6 +184,7 @@ BenchResult run_lease_expiry(const BenchOptions& o) {
     r.fsync_batches = done.fsync_batches;
     r.batch_commands = done.batch_commands;
     r.events = done.last_seq;
+    r.figures["snapshot_seq"] = last_snapshot_seq(rig.engine().store());
     finish(r);
   }
   r.disk_bytes = folder_bytes(folder.path());

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "projections/snapshot_format3.h"
+
 namespace runledger {
 
 using nlohmann::json;
@@ -9,21 +11,10 @@ using nlohmann::json;
 namespace {
 
 constexpr int kSnapshotFormatOneDocument = 1;
+constexpr int kSnapshotFormatLines = 2;
 constexpr std::string_view kJobKey = "job";
 constexpr std::string_view kConnectorKey = "connector";
 constexpr std::string_view kHoldKey = "hold";
-
-// Appends one line {"<key>":<entity JSON>} per entity.
-template <typename Map, typename ToJson>
-void append_lines(std::string& out, std::string_view key, const Map& entities, ToJson to_json) {
-  for (const auto& [id, entity] : entities) {
-    out += "{\"";
-    out += key;
-    out += "\":";
-    out += to_json(entity).dump();
-    out += "}\n";
-  }
-}
 
 bool parse_hex_hash(const std::string& hex, Hash* out) {
   if (hex.size() != 64) return false;
@@ -58,7 +49,8 @@ Status decode_one_document(const json& j, State* s) {
   return Status::Ok();
 }
 
-// Format 2: the head line, then one line per entity, each parsed on its own.
+// Format 2 (written before format 3; still read): the head line, then one line per entity, each
+// parsed on its own.
 Status decode_lines(const json& head, std::string_view rest, State* s) {
   if (Status st = read_position(head, s); !st.ok()) return st;
   size_t jobs_n = 0, connectors_n = 0, holds_n = 0;
@@ -94,39 +86,27 @@ Status decode_lines(const json& head, std::string_view rest, State* s) {
   return Status::Ok();
 }
 
-}  // namespace
-
-// Each entity is dumped on its own and parsed on its own: the state never
-// exists as one JSON tree, which for 100,000 live jobs cost seconds and
-// about a GiB each way.
-std::string encode_snapshot(const State& s) {
-  json head = {{"format", kSnapshotFormat},
-               {"seq", s.last_seq},
-               {"last_hash", to_hex(s.last_hash)},
-               {"jobs", s.jobs.by_id.size()},
-               {"connectors", s.connectors.by_id.size()},
-               {"holds", s.holds.by_id.size()}};
-  std::string out = head.dump();
-  out.push_back('\n');
-  append_lines(out, kJobKey, s.jobs.by_id, jobs::to_json);
-  append_lines(out, kConnectorKey, s.connectors.by_id, connectors::to_json);
-  append_lines(out, kHoldKey, s.holds.by_id, holds::to_json);
-  return out;
-}
-
-Status decode_snapshot(std::string_view bytes, State* out) {
+// Formats 2 and 1 (JSON), told apart by the head line.
+Status decode_json(std::string_view bytes, State* s) {
   size_t eol = bytes.find('\n');
   json head = json::parse(bytes.substr(0, eol), nullptr, /*allow_exceptions=*/false);
   const int format = head.is_object() ? head.value("format", 0) : 0;
   const bool one_document = format == kSnapshotFormatOneDocument && eol == std::string_view::npos;
-  if (head.is_discarded() || (format != kSnapshotFormat && !one_document)) {
-    return Status::Corruption("snapshot is not JSON of format " + std::to_string(kSnapshotFormat) +
-                              " or " + std::to_string(kSnapshotFormatOneDocument));
+  if (head.is_discarded() || (format != kSnapshotFormatLines && !one_document)) {
+    return Status::Corruption("snapshot is neither of format 3 nor JSON of format 2 or 1");
   }
+  return one_document ? decode_one_document(head, s) : decode_lines(head, bytes.substr(eol + 1), s);
+}
+
+}  // namespace
+
+std::string encode_snapshot(const State& s) { return snapshot_format3::encode(s); }
+
+Status decode_snapshot(std::string_view bytes, State* out) {
   try {
     State s;
-    Status st = one_document ? decode_one_document(head, &s)
-                             : decode_lines(head, bytes.substr(eol + 1), &s);
+    Status st = snapshot_format3::is_format3(bytes) ? snapshot_format3::decode(bytes, &s)
+                                                    : decode_json(bytes, &s);
     if (!st.ok()) return st;
     *out = std::move(s);
   } catch (const std::exception& e) {

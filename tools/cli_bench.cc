@@ -171,6 +171,11 @@ Workload add_lease_expiry(CLI::App& bench) {
                    "before the first one is due")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
+  w.app
+      ->add_option("--snapshot-every-events", o.snapshot_every_events,
+                   "write a projection snapshot every N events, however many jobs are live "
+                   "(default: the engine's own interval, which grows with them)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
   add_callers(w);
   add_data(w);
   return w;

@@ -9,6 +9,7 @@
 
 #include "events/hash.h"
 #include "projections/snapshot.h"
+#include "projections/snapshot_generated.h"
 
 namespace runledger::job_tests {
 namespace {
@@ -257,25 +258,51 @@ void expect_same_state(const State& restored, const State& original) {
   }
 }
 
-TEST_F(JobReplay, TheStateSnapshotIsAHeadLineAndOneLinePerEntity) {
+TEST_F(JobReplay, TheStateSnapshotIsFormat3AndRestoresEveryEntityAndIndex) {
   g.state.last_seq = 4242;
   g.state.last_hash = sha256("the event before");
   ASSERT_GT(g.state.holds.by_id.size(), 0u);
   std::string bytes = encode_snapshot(g.state);
-  std::vector<json> lines;
-  for (size_t at = 0; at < bytes.size();) {
-    size_t eol = bytes.find('\n', at);
-    ASSERT_NE(eol, std::string::npos) << "every line ends with a newline";
-    lines.push_back(json::parse(bytes.substr(at, eol - at)));
-    at = eol + 1;
+  EXPECT_EQ(bytes.substr(0, 8), "RLSNAP3\n");
+  State restored;
+  ASSERT_TRUE(decode_snapshot(bytes, &restored).ok());
+  expect_same_state(restored, g.state);
+}
+
+TEST_F(JobReplay, ASnapshotOfManyJobsSpansChunksAndRestoresEveryOne) {
+  // 3,000 live jobs with 4 KiB of input each: about three times a chunk.
+  const jobs::Job model = g.state.jobs.by_id.at("running");
+  for (int i = 0; i < 3000; ++i) {
+    jobs::Job j = model;
+    j.id = "many-" + std::to_string(i);
+    j.target = "t-many-" + std::to_string(i);
+    j.input = json{{"pad", std::string(4096, static_cast<char>('a' + i % 26))}}.dump();
+    j.enqueue_seq = 1000 + i;
+    jobs::adopt(g.state, std::move(j));
   }
-  ASSERT_EQ(lines.size(), 1 + g.state.jobs.by_id.size() + g.state.holds.by_id.size());
-  EXPECT_EQ(lines[0].at("format"), kSnapshotFormat);
-  EXPECT_EQ(lines[0].at("seq"), 4242u);
-  EXPECT_EQ(lines[0].at("jobs"), g.state.jobs.by_id.size());
-  EXPECT_EQ(lines[0].at("holds"), g.state.holds.by_id.size());
-  EXPECT_EQ(lines[1].begin().key(), "job");
-  EXPECT_EQ(lines.back().begin().key(), "hold");
+  std::string bytes = encode_snapshot(g.state);
+  ASSERT_GT(bytes.size(), size_t{12} << 20);
+  State restored;
+  ASSERT_TRUE(decode_snapshot(bytes, &restored).ok());
+  expect_same_state(restored, g.state);
+}
+
+TEST_F(JobReplay, ASnapshotOfTheLinesFormatIsStillRead) {
+  g.state.last_seq = 77;
+  g.state.last_hash = sha256("written by format 2");
+  json head = {{"format", 2},
+               {"seq", 77},
+               {"last_hash", to_hex(g.state.last_hash)},
+               {"jobs", g.state.jobs.by_id.size()},
+               {"connectors", 0},
+               {"holds", g.state.holds.by_id.size()}};
+  std::string bytes = head.dump() + "\n";
+  for (const auto& [id, j] : g.state.jobs.by_id) {
+    bytes += json{{"job", jobs::to_json(j)}}.dump() + "\n";
+  }
+  for (const auto& [id, h] : g.state.holds.by_id) {
+    bytes += json{{"hold", holds::to_json(h)}}.dump() + "\n";
+  }
   State restored;
   ASSERT_TRUE(decode_snapshot(bytes, &restored).ok());
   expect_same_state(restored, g.state);
@@ -295,22 +322,89 @@ TEST_F(JobReplay, ASnapshotOfTheOneDocumentFormatIsStillRead) {
   expect_same_state(restored, g.state);
 }
 
+// A format 3 record framed as projections/snapshot_format3.h lays it out:
+// length (8 bytes, little endian), SHA-256, the buffer, zeros up to 8.
+std::string record_of(const flatbuffers::FlatBufferBuilder& b) {
+  std::string payload(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+  std::string out;
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(uint64_t{payload.size()} >> (8 * i)));
+  Hash h = sha256(payload);
+  out.append(reinterpret_cast<const char*>(h.data()), h.size());
+  out += payload;
+  out.append((8 - payload.size() % 8) % 8, '\0');
+  return out;
+}
+
+std::string head_record(uint64_t jobs_n) {
+  flatbuffers::FlatBufferBuilder b;
+  Hash h = sha256("x");
+  b.Finish(snap::CreateHead(b, 3, b.CreateVector(h.data(), h.size()), jobs_n, 0, 0));
+  return record_of(b);
+}
+
+void expect_corruption_and_state_untouched(const std::string& bytes, const std::string& what) {
+  State restored;
+  restored.last_seq = 7;
+  Status st = decode_snapshot(bytes, &restored);
+  EXPECT_EQ(st.code(), Status::Code::kCorruption) << what << ": " << st.message();
+  EXPECT_EQ(restored.last_seq, 7u) << what << ": left as it was";
+  EXPECT_TRUE(restored.jobs.by_id.empty()) << what;
+}
+
 TEST_F(JobReplay, ADamagedSnapshotIsCorruptionNeverAPartialState) {
   g.state.last_hash = sha256("x");
   const std::string good = encode_snapshot(g.state);
-  const size_t second_line = good.find('\n') + 1;
-  std::string lost_line = good;
-  lost_line.erase(second_line, good.find('\n', second_line) + 1 - second_line);
-  std::string unknown_kind = good + "{\"widget\":{}}\n";
-  std::string bad_json = good.substr(0, good.size() - 3) + "\n";
-  for (const std::string& bytes : {lost_line, unknown_kind, bad_json, std::string("{}"),
-                                   std::string("not json"), std::string()}) {
-    State restored;
-    restored.last_seq = 7;
-    Status st = decode_snapshot(bytes, &restored);
-    EXPECT_EQ(st.code(), Status::Code::kCorruption) << bytes.substr(0, 80);
-    EXPECT_EQ(restored.last_seq, 7u) << "left as it was";
+  const size_t head_at = 8, chunk_at = 8 + 40 + 64;  // the head record is under 64 bytes
+  ASSERT_GT(good.size(), chunk_at + 200);
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"empty", ""},
+      {"magic only", good.substr(0, 8)},
+      {"cut in the head", good.substr(0, head_at + 20)},
+      {"cut in a chunk", good.substr(0, good.size() / 2)},
+      {"last byte lost", good.substr(0, good.size() - 1)},
+      {"a byte added", good + "x"},
+      {"JSON, no format", "{}"},
+      {"not JSON", "not json"},
+  };
+  for (size_t at : {head_at + 3, head_at + 12, head_at + 45, chunk_at + 4, chunk_at + 50,
+                    chunk_at + 150, good.size() - 20}) {
+    std::string flipped = good;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x20);
+    cases.emplace_back("byte " + std::to_string(at) + " flipped", flipped);
   }
+  {
+    // Hashed and verifiable, but the head counts a job that is not there.
+    cases.emplace_back("a job missing", std::string("RLSNAP3\n") + head_record(1));
+  }
+  {
+    // Hashed and verifiable, but an attempt state no binary writes.
+    flatbuffers::FlatBufferBuilder b;
+    std::vector<flatbuffers::Offset<snap::Attempt>> attempts = {
+        snap::CreateAttempt(b, 1, /*state=*/200)};
+    std::vector<flatbuffers::Offset<snap::Job>> list = {
+        snap::CreateJob(b, b.CreateString("j"), 0, b.CreateString("t"), 0, 0, 0, 3, 0, 0,
+                        b.CreateVector(attempts))};
+    b.Finish(snap::CreateChunk(b, b.CreateVector(list)));
+    cases.emplace_back("an unknown attempt state",
+                       std::string("RLSNAP3\n") + head_record(1) + record_of(b));
+  }
+  {
+    // A verified record of the wrong size claim: length larger than the rest.
+    std::string long_claim = good;
+    long_claim[head_at + 6] = '\x7f';
+    cases.emplace_back("a length past the end", long_claim);
+  }
+  for (const auto& [what, bytes] : cases) expect_corruption_and_state_untouched(bytes, what);
+
+  // The JSON formats' damage is caught too.
+  json head = {{"format", 2}, {"seq", 1},        {"last_hash", to_hex(g.state.last_hash)},
+               {"jobs", 1},   {"connectors", 0}, {"holds", 0}};
+  std::string lines = head.dump() + "\n";
+  expect_corruption_and_state_untouched(lines, "format 2, a line lost");
+  expect_corruption_and_state_untouched(lines + "{\"widget\":{}}\n", "format 2, unknown kind");
+  expect_corruption_and_state_untouched(
+      lines + json{{"job", jobs::to_json(g.state.jobs.by_id.at("queued"))}}.dump().substr(0, 40),
+      "format 2, cut JSON");
 }
 
 TEST_F(JobReplay, AdoptingAJobAgainReplacesItsIndexEntries) {

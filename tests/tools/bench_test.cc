@@ -158,6 +158,16 @@ TEST(BenchLeaseExpiry, RecordsEveryLeaseThatRanOut) {
   EXPECT_GE(j["latency_ms"].value("p50", -1.0), 0.0);  // never recorded before it was due
 }
 
+TEST(BenchLeaseExpiry, WritesSnapshotsAsOftenAsAsked) {
+  nlohmann::json j = bench_json(
+      {"lease-expiry", "--leases", "20", "--lease-s", "1", "--snapshot-every-events", "10"});
+  expect_common_figures(j, "lease-expiry");
+  EXPECT_EQ(j["checks"].value("lease_expired_events", 0), 20);
+  // 60 events (20 enqueued, leased, expired); the engine's own interval
+  // would write none at this size.
+  EXPECT_GE(j["figures"].value("snapshot_seq", 0), 40);
+}
+
 TEST(BenchMemory, FinishedJobsLeaveMemoryAndStayReadable) {
   nlohmann::json j = bench_json({"memory", "--finished-jobs", "30", "--callers", "4"});
   expect_common_figures(j, "memory");
