@@ -9,6 +9,7 @@
 #include "engine/engine.h"
 #include "engine/engine_batch.h"
 #include "engine/entities.h"
+#include "engine/log.h"
 #include "projections/snapshot.h"
 
 namespace runledger {
@@ -31,13 +32,18 @@ void Engine::commit(std::unique_ptr<Batch> b) {
       events_since_snapshot_ >=
           std::max(options_.snapshot_every_events, options_.snapshot_events_per_live_entity * live);
   if (snapshot_due) {
-    // Written alone and waited for below, so what it finished may leave
-    // memory now and the snapshot holds only live entities.
-    for (const auto& stream : b->finished) evict_if_finished(state_, stream);
-    b->out.snapshot = encode_snapshot(state_);
-  } else {
-    writing_finished_ = std::move(b->finished);
+    // Live entities only: what this batch finished leaves memory once the
+    // batch is durable, as usual. The writer stores it after the batch.
+    std::string buffer;
+    {
+      std::lock_guard<std::mutex> lk(write_mu_);
+      buffer = std::move(spare_snapshot_);
+    }
+    encode_snapshot(state_, &buffer);
+    b->snapshot = std::move(buffer);
+    events_since_snapshot_ = 0;
   }
+  writing_finished_ = std::move(b->finished);
   writing_idempotency_ = std::move(batch_idempotency_);
   batch_idempotency_.clear();
   {
@@ -51,7 +57,6 @@ void Engine::commit(std::unique_ptr<Batch> b) {
     writing_ = true;
   }
   write_cv_.notify_all();
-  if (snapshot_due && settle_write(nullptr)) events_since_snapshot_ = 0;
 }
 
 // Sequencer thread. Waits until the writer has no batch. When the last one
@@ -151,12 +156,22 @@ void Engine::write_loop() {
     Status st = b->out.empty() ? Status::Ok() : store_->append(b->out);
     if (st.ok() && !b->out.empty()) metrics_.batch(b->requests.size(), b->out.events.size());
     if (!st.ok()) mark_write_failed(st);
+    // Before the replies, so whoever got one can find the snapshot stored.
+    // A snapshot that cannot be stored costs a longer fold at the next start,
+    // nothing else: the log holds every event.
+    if (st.ok() && b->snapshot) {
+      if (Status ss = store_->put_snapshot(*b->snapshot); !ss.ok()) {
+        log::warn("the projection snapshot at seq {} was not stored: {}", b->out.events.back().seq,
+                  ss.ToString());
+      }
+    }
     // The sequencer learns the outcome before any client does: a request
     // sent after a 503 is decided on the rebuilt State, never on the lost one.
     {
       std::lock_guard<std::mutex> lk(write_mu_);
       writing_ = false;
       write_failed_ = !st.ok();
+      if (b->snapshot) spare_snapshot_ = std::move(*b->snapshot);
     }
     write_cv_.notify_all();
     {

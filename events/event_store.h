@@ -43,9 +43,7 @@ struct AppendBatch {
   // The projection snapshot covering every event up to and including the
   // last event of this batch (opaque to the store); written atomically.
   std::optional<std::string> snapshot;
-  bool empty() const {
-    return events.empty() && idempotency.empty() && views.empty() && !snapshot;
-  }
+  bool empty() const { return events.empty() && idempotency.empty() && views.empty() && !snapshot; }
 };
 
 // Called per event in order; the pointer is valid only during the call.
@@ -53,7 +51,7 @@ struct AppendBatch {
 using EventVisitor = std::function<bool(const fb::Event& event, std::string_view bytes)>;
 
 struct StoreOptions {
-  bool read_only = false;      // open without write access (CLI, forensics)
+  bool read_only = false;  // open without write access (CLI, forensics)
   bool create_if_missing = true;
   // Open as a RocksDB secondary instance: reads a folder that a running
   // server has open (CLI while the server runs). Implies read_only.
@@ -92,10 +90,20 @@ class EventStore {
   virtual Status get_view(std::string_view key, std::string* value) const = 0;
   // Views whose key starts with prefix, in key order, starting after
   // `after_key` (exclusive; empty = from the start).
-  virtual Status scan_views(std::string_view prefix, std::string_view after_key,
-                            const std::function<bool(std::string_view key,
-                                                     std::string_view value)>& visit) const = 0;
+  virtual Status scan_views(
+      std::string_view prefix, std::string_view after_key,
+      const std::function<bool(std::string_view key, std::string_view value)>& visit) const = 0;
 
+  // Stores `snapshot` (see AppendBatch::snapshot) as covering every event
+  // appended so far, which must be durable already. It may reach the disk
+  // after this returns, or never if the process dies first: then the one
+  // before it stays, which is as good (a snapshot only saves folding; the log
+  // holds everything). By default it is appended alone, synced.
+  virtual Status put_snapshot(const std::string& snapshot) {
+    AppendBatch b;
+    b.snapshot = snapshot;
+    return append(b);
+  }
   // The latest snapshot, kNotFound when none was written.
   virtual Status get_snapshot(std::string* value) const = 0;
 

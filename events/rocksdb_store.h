@@ -71,6 +71,7 @@ class RocksDbStore final : public EventStore {
   Status scan_views(std::string_view prefix, std::string_view after_key,
                     const std::function<bool(std::string_view key, std::string_view value)>& visit)
       const override;
+  Status put_snapshot(const std::string& snapshot) override;
   Status get_snapshot(std::string* value) const override;
   Status refresh() override;
 

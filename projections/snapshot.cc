@@ -100,7 +100,13 @@ Status decode_json(std::string_view bytes, State* s) {
 
 }  // namespace
 
-std::string encode_snapshot(const State& s) { return snapshot_format3::encode(s); }
+std::string encode_snapshot(const State& s) {
+  std::string out;
+  snapshot_format3::encode(s, &out);
+  return out;
+}
+
+void encode_snapshot(const State& s, std::string* out) { snapshot_format3::encode(s, out); }
 
 Status decode_snapshot(std::string_view bytes, State* out) {
   try {

@@ -28,7 +28,10 @@ namespace runledger {
 
 inline constexpr int kSnapshotFormat = 3;
 
+// Live entities only: a finished one still in memory is left out.
 std::string encode_snapshot(const State& s);
+// The same into *out, replacing its contents and reusing its capacity.
+void encode_snapshot(const State& s, std::string* out);
 // Replaces *out with the snapshot's state (indexes rebuilt). Corruption when
 // the bytes are not a snapshot of a known format.
 Status decode_snapshot(std::string_view bytes, State* out);

@@ -135,21 +135,42 @@ size_t adopt_all(const flatbuffers::Vector<Offset<Table>>* list, Adopt adopt) {
 
 }  // namespace
 
-std::string encode(const State& s) {
-  std::string out(kMagic);
+void encode(const State& s, std::string* out_bytes) {
+  // Finished entities still in memory (their batch is not yet durable) are
+  // left out: they are read from the log, like every finished one.
+  auto live = [](const auto& e) {
+    using E = std::decay_t<decltype(e)>;
+    if constexpr (std::is_same_v<E, jobs::Job>) {
+      return !jobs::finished(e);
+    } else if constexpr (std::is_same_v<E, connectors::Connector>) {
+      return !connectors::finished(e);
+    } else {
+      return !holds::finished(e);
+    }
+  };
+  auto count = [&](const auto& by_id) {
+    return static_cast<uint64_t>(
+        std::count_if(by_id.begin(), by_id.end(), [&](const auto& kv) { return live(kv.second); }));
+  };
+  std::string& out = *out_bytes;
+  out.assign(kMagic);
   {
     FlatBufferBuilder b(256);
     b.Finish(snap::CreateHead(b, s.last_seq, b.CreateVector(s.last_hash.data(), s.last_hash.size()),
-                              s.jobs.by_id.size(), s.connectors.by_id.size(),
-                              s.holds.by_id.size()));
+                              count(s.jobs.by_id), count(s.connectors.by_id),
+                              count(s.holds.by_id)));
     append_record(out, b);
   }
   ChunkWriter chunks(out);
-  for (const auto& [id, j] : s.jobs.by_id) chunks.add(j);
-  for (const auto& [id, c] : s.connectors.by_id) chunks.add(c);
-  for (const auto& [id, h] : s.holds.by_id) chunks.add(h);
+  auto add_live = [&](const auto& by_id) {
+    for (const auto& [id, e] : by_id) {
+      if (live(e)) chunks.add(e);
+    }
+  };
+  add_live(s.jobs.by_id);
+  add_live(s.connectors.by_id);
+  add_live(s.holds.by_id);
   chunks.flush();
-  return out;
 }
 
 bool is_format3(std::string_view bytes) { return bytes.substr(0, kMagic.size()) == kMagic; }

@@ -21,7 +21,8 @@
 
 namespace runledger::snapshot_format3 {
 
-std::string encode(const State& s);
+// Replaces *out's contents (its capacity is reused).
+void encode(const State& s, std::string* out);
 bool is_format3(std::string_view bytes);
 // Fills *out (expected empty); Corruption when the bytes are not a whole,
 // undamaged snapshot of this format. May throw std::exception on a table

@@ -23,6 +23,7 @@ Status RecordingStore::append(const AppendBatch& batch) {
   r.idempotency_records = batch.idempotency.size();
   r.views = batch.views.size();
   r.snapshot = batch.snapshot.has_value();
+  if (r.snapshot) r.snapshot_seq = batch.events.empty() ? last_seq() : r.last_seq;
   {
     std::lock_guard<std::mutex> lk(mu_);
     records_.push_back(r);

@@ -27,6 +27,7 @@ struct AppendRecord {
   size_t idempotency_records = 0;
   size_t views = 0;
   bool snapshot = false;
+  uint64_t snapshot_seq = 0;  // the last seq it covers (an append of a snapshot alone: the log's)
 };
 
 class RecordingStore final : public ForwardingStore {

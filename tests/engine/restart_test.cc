@@ -101,7 +101,7 @@ TEST(Restart, TheSnapshotIntervalGrowsWithTheLiveEntities) {
   auto snapshot_seqs = [&] {
     std::vector<uint64_t> seqs;
     for (const auto& r : h.store().records()) {
-      if (r.snapshot) seqs.push_back(r.last_seq);
+      if (r.snapshot) seqs.push_back(r.snapshot_seq);
     }
     return seqs;
   };

@@ -317,6 +317,27 @@ TEST_F(RocksDbStoreTest, SnapshotIsWrittenWithTheEventsItCovers) {
   EXPECT_EQ(value, "state up to seq 3");
 }
 
+TEST_F(RocksDbStoreTest, APutSnapshotReplacesTheLastOneAndOutlivesAReopen) {
+  ASSERT_TRUE(store->append(log.batch({"job/a"}, 3)).ok());
+  ASSERT_TRUE(store->put_snapshot("state up to seq 3").ok());
+  std::string value;
+  ASSERT_TRUE(store->get_snapshot(&value).ok());
+  EXPECT_EQ(value, "state up to seq 3");
+  AppendBatch b = log.batch({"job/a"}, 2);
+  b.snapshot = "state up to seq 5, with the events";
+  ASSERT_TRUE(store->append(b).ok());
+  ASSERT_TRUE(store->append(log.batch({"job/b"}, 1)).ok());
+  ASSERT_TRUE(store->put_snapshot("state up to seq 6").ok());
+  reopen();
+  ASSERT_TRUE(store->get_snapshot(&value).ok());
+  EXPECT_EQ(value, "state up to seq 6");
+  EXPECT_EQ(store->last_seq(), 6u);
+  reopen(read_only_mode());
+  EXPECT_EQ(store->put_snapshot("refused").code(), Code::kUnavailable);
+  ASSERT_TRUE(store->get_snapshot(&value).ok());
+  EXPECT_EQ(value, "state up to seq 6");
+}
+
 TEST_F(RocksDbStoreTest, ReadOnlyOpenRefusesAppend) {
   ASSERT_TRUE(store->append(log.batch({"job/a"}, 5)).ok());
   reopen(read_only_mode());
