@@ -151,6 +151,7 @@ class Engine {
   void mark_write_failed(const Status& st);
   void rebuild();
   void write_loop();
+  void store_snapshot(uint64_t seq, std::string snapshot);
 
   std::shared_ptr<EventStore> store_;
   const Clock& clock_;

@@ -143,6 +143,16 @@ void Engine::rebuild() {
 }
 
 // Writer thread.
+// Writer thread. A snapshot that cannot be stored costs a longer fold at the
+// next start, nothing else: the log holds every event.
+void Engine::store_snapshot(uint64_t seq, std::string snapshot) {
+  if (Status st = store_->put_snapshot(snapshot); !st.ok()) {
+    log::warn("the projection snapshot at seq {} was not stored: {}", seq, st.ToString());
+  }
+  std::lock_guard<std::mutex> lk(write_mu_);
+  spare_snapshot_ = std::move(snapshot);
+}
+
 void Engine::write_loop() {
   for (;;) {
     std::unique_ptr<Batch> b;
@@ -156,22 +166,12 @@ void Engine::write_loop() {
     Status st = b->out.empty() ? Status::Ok() : store_->append(b->out);
     if (st.ok() && !b->out.empty()) metrics_.batch(b->requests.size(), b->out.events.size());
     if (!st.ok()) mark_write_failed(st);
-    // Before the replies, so whoever got one can find the snapshot stored.
-    // A snapshot that cannot be stored costs a longer fold at the next start,
-    // nothing else: the log holds every event.
-    if (st.ok() && b->snapshot) {
-      if (Status ss = store_->put_snapshot(*b->snapshot); !ss.ok()) {
-        log::warn("the projection snapshot at seq {} was not stored: {}", b->out.events.back().seq,
-                  ss.ToString());
-      }
-    }
     // The sequencer learns the outcome before any client does: a request
     // sent after a 503 is decided on the rebuilt State, never on the lost one.
     {
       std::lock_guard<std::mutex> lk(write_mu_);
       writing_ = false;
       write_failed_ = !st.ok();
-      if (b->snapshot) spare_snapshot_ = std::move(*b->snapshot);
     }
     write_cv_.notify_all();
     {
@@ -179,6 +179,9 @@ void Engine::write_loop() {
       writer_busy_ = false;
     }
     cv_.notify_all();
+    // The sequencer decides on meanwhile; the replies wait for the snapshot,
+    // so whoever got one can find it stored.
+    if (st.ok() && b->snapshot) store_snapshot(b->out.events.back().seq, std::move(*b->snapshot));
     if (st.ok()) {
       auto now = std::chrono::steady_clock::now();
       for (auto& p : b->requests) {
