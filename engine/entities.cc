@@ -142,7 +142,7 @@ std::optional<std::string> finished_view(const State& s, std::string_view stream
   if (!name || !in_memory(s, stream) || !is_finished(s, stream)) return std::nullopt;
   switch (name->kind) {
     case EntityKind::kJob:
-      return jobs::view(s, *find(s.jobs.by_id, name->id)).dump();
+      return jobs::view_text(s, *find(s.jobs.by_id, name->id));
     case EntityKind::kConnector:
       return std::nullopt;  // a deleted connector answers 404: no view
     case EntityKind::kHold:

@@ -260,6 +260,9 @@ bool finished(const Job& j);
 
 // The job as the HTTP API shows it (http-api.md "A job in JSON").
 nlohmann::json view(const State& s, const Job& j);
+// view(s, j).dump(), byte for byte (the same exception too), written without
+// building the json tree: the engine renders it for every job that finishes.
+std::string view_text(const State& s, const Job& j);
 // Lossless internal form for snapshots and hydration.
 nlohmann::json to_json(const Job& j);
 Job from_json(const nlohmann::json& j);

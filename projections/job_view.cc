@@ -2,6 +2,7 @@
 // shows a lease token, not even hashed: the view is read by operators.
 #include "events/event_codec.h"
 #include "projections/job_decide_common.h"
+#include "projections/job_view_internal.h"
 
 namespace runledger::jobs {
 
@@ -12,19 +13,12 @@ using nlohmann::json;
 json time_or_null(int64_t ms) { return ms == 0 ? json(nullptr) : json(format_time_ms(ms)); }
 json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
-// Stored JSON text back to JSON; text that does not parse stays a string.
-json parse_or_text(const std::string& text) {
-  if (text.empty()) return nullptr;
-  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return parsed.is_discarded() ? json(text) : parsed;
-}
-
 json step_view(const Step& st) {
   json out = {{"name", st.name},
               {"state", to_string(st.state)},
               {"started_at", time_or_null(st.started_at_ms)},
               {"finished_at", time_or_null(st.finished_at_ms)}};
-  if (!st.output.empty()) out["output"] = parse_or_text(st.output);
+  if (!st.output.empty()) out["output"] = detail::parse_or_text(st.output);
   if (!st.error.empty()) out["error"] = st.error;
   if (st.state == StepState::kReused) out["reused_from"] = st.reused_from;
   return out;
@@ -44,17 +38,33 @@ json lease_view(const Attempt& a) {
   return {{"worker", a.worker}, {"expires_at", time_or_null(a.lease_expires_at_ms)}};
 }
 
-// What keeps a QUEUED job from being claimed: a blocking hold on its target
-// first (it outlasts any lease), else the job holding the target.
 json blocked_by(const State& s, const Job& j) {
-  if (j.latest().state != AttemptState::kQueued) return nullptr;
-  if (const std::string* hold = detail::blocking_hold_id(s, j.target)) return {{"hold", *hold}};
-  auto it = s.jobs.holder.find(j.target);
-  if (it != s.jobs.holder.end() && it->second != j.id) return {{"job", it->second}};
-  return nullptr;
+  auto blocker = detail::blocked_by(s, j);
+  if (!blocker) return nullptr;
+  return {{std::string(blocker->kind), *blocker->id}};
 }
 
 }  // namespace
+
+namespace detail {
+
+// A blocking hold on the target first (it outlasts any lease), else the job
+// holding the target.
+std::optional<Blocker> blocked_by(const State& s, const Job& j) {
+  if (j.latest().state != AttemptState::kQueued) return std::nullopt;
+  if (const std::string* hold = blocking_hold_id(s, j.target)) return Blocker{"hold", hold};
+  auto it = s.jobs.holder.find(j.target);
+  if (it != s.jobs.holder.end() && it->second != j.id) return Blocker{"job", &it->second};
+  return std::nullopt;
+}
+
+json parse_or_text(const std::string& text) {
+  if (text.empty()) return nullptr;
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? json(text) : parsed;
+}
+
+}  // namespace detail
 
 json view(const State& s, const Job& j) {
   const Attempt& a = j.latest();
@@ -65,7 +75,7 @@ json view(const State& s, const Job& j) {
   return {{"id", j.id},
           {"kind", j.kind},
           {"target", j.target},
-          {"input", parse_or_text(j.input)},
+          {"input", detail::parse_or_text(j.input)},
           {"plan", j.plan},
           {"reuse_on_rerun", j.reuse_on_rerun},
           {"max_attempts", j.max_attempts},
