@@ -142,7 +142,6 @@ void Engine::rebuild() {
   writable_ = !options_.read_only;
 }
 
-// Writer thread.
 // Writer thread. A snapshot that cannot be stored costs a longer fold at the
 // next start, nothing else: the log holds every event.
 void Engine::store_snapshot(uint64_t seq, std::string snapshot) {
@@ -153,6 +152,7 @@ void Engine::store_snapshot(uint64_t seq, std::string snapshot) {
   spare_snapshot_ = std::move(snapshot);
 }
 
+// Writer thread.
 void Engine::write_loop() {
   for (;;) {
     std::unique_ptr<Batch> b;
