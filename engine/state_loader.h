@@ -1,7 +1,9 @@
 // Rebuilds the engine's live State from the store: the latest projection
 // snapshot plus the tail of the log after it, verifying every event it reads
-// (decodes, gapless seq, hash chain from the snapshot's hash). Finished
-// entities touched by the tail are dropped from memory at the end.
+// (decodes, gapless seq, hash chain from the snapshot's hash). A snapshot
+// that is damaged or disagrees with the log is set aside for a fold from the
+// first event: the log is the truth. Finished entities touched by the tail
+// are dropped from memory at the end.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,9 @@ struct LoadReport {
   uint64_t replayed = 0;      // tail events folded
   double seconds = 0;
   Status damage;  // first problem found; ok() when the log is clean
+  // Why the snapshot was set aside and the state folded from the first event
+  // (it could not be read, or the log does not bear it out); ok() otherwise.
+  Status snapshot_problem;
 };
 
 struct LoadOptions {

@@ -146,7 +146,18 @@ StoreOptions normalized(StoreOptions options) {
 RocksDbStore::RocksDbStore(std::string dir, StoreOptions options, rocksdb::Env* env)
     : dir_(std::move(dir)), options_(normalized(std::move(options))), env_(env) {}
 
-RocksDbStore::~RocksDbStore() { close_db(); }
+RocksDbStore::~RocksDbStore() {
+  if (db_ && db_writable_ && !resume_needed_) {
+    // put_snapshot() writes without the WAL and only asks for its flush.
+    // Closing while that flush is still queued would drop the snapshot (the
+    // shutdown cancels queued flush jobs), so this waits for it first. Not
+    // after a write error: the flush could not succeed.
+    rocksdb::FlushOptions fo;
+    fo.wait = true;
+    db_->Flush(fo, cf(kSnapshot)).PermitUncheckedError();
+  }
+  close_db();
+}
 
 Status RocksDbStore::open() {
   const bool exists = std::filesystem::exists(std::filesystem::path(dir_) / "CURRENT");

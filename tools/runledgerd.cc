@@ -173,6 +173,10 @@ int server_main(int argc, char** argv) {
   const auto& rep = engine->load_report();
   log::info("replayed {} events in {:.3f} s (snapshot at seq {})", rep.replayed, rep.seconds,
             rep.snapshot_seq);
+  if (!rep.snapshot_problem.ok()) {
+    log::warn("set the snapshot aside and folded the whole log: {}",
+              rep.snapshot_problem.ToString());
+  }
   if (!rep.damage.ok()) log::warn("read-only on a damaged log: {}", rep.damage.ToString());
   engine->record_schedule_gaps();
 

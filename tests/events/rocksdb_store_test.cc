@@ -317,6 +317,19 @@ TEST_F(RocksDbStoreTest, SnapshotIsWrittenWithTheEventsItCovers) {
   EXPECT_EQ(value, "state up to seq 3");
 }
 
+TEST_F(RocksDbStoreTest, APutSnapshotOutlivesACloseRightAfterIt) {
+  // put_snapshot only asks for its flush; a close must not drop it.
+  ASSERT_TRUE(store->append(log.batch({"job/a"}, 3)).ok());
+  for (int i = 0; i < 5; ++i) {
+    const std::string snapshot = "snapshot " + std::to_string(i);
+    ASSERT_TRUE(store->put_snapshot(snapshot).ok());
+    reopen();
+    std::string value;
+    ASSERT_TRUE(store->get_snapshot(&value).ok());
+    EXPECT_EQ(value, snapshot);
+  }
+}
+
 TEST_F(RocksDbStoreTest, APutSnapshotReplacesTheLastOneAndOutlivesAReopen) {
   ASSERT_TRUE(store->append(log.batch({"job/a"}, 3)).ok());
   ASSERT_TRUE(store->put_snapshot("state up to seq 3").ok());
