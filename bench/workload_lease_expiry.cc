@@ -102,9 +102,10 @@ Status scan_log(const EventStore& store, ExpiryScan* out) {
 // The seq of the last periodic snapshot (0: none), read after the run.
 uint64_t last_snapshot_seq(const EventStore& store) {
   std::string bytes;
-  State s;
-  if (!store.get_snapshot(&bytes).ok() || !decode_snapshot(bytes, &s).ok()) return 0;
-  return s.last_seq;
+  uint64_t seq = 0;
+  Hash hash;
+  if (!store.get_snapshot(&bytes).ok() || !decode_snapshot_head(bytes, &seq, &hash).ok()) return 0;
+  return seq;
 }
 
 void measure(EngineRig& rig, const BenchOptions& o, BenchResult& r) {

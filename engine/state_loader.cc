@@ -26,46 +26,33 @@ Status check_continuity(const State& s, const fb::Event& e) {
 
 namespace {
 
-// A snapshot is a cache of the log, so one that cannot be read, or that the
-// log does not bear out, is set aside (report->snapshot_problem says why) and
-// the state is folded from the first event instead. Borne out means: the log
+// Replaces *s with the store's snapshot if the log bears it out: the log
 // holds the snapshot's seq and the event there hashes to the snapshot's hash.
-// Only a store that cannot be read at all is an error.
+// Corruption says why a snapshot is not to be used; any other error is the
+// store's. The head is checked first, so an unusable snapshot is not decoded.
 Status restore_snapshot(const EventStore& store, const LoadOptions& options, State* s,
                         LoadReport* report) {
   std::string bytes;
   Status st = store.get_snapshot(&bytes);
   if (st.code() == Status::Code::kNotFound) return Status::Ok();
-  if (st.code() == Status::Code::kCorruption) {
-    report->snapshot_problem = Status::Corruption("the snapshot cannot be read: " + st.message());
-    return Status::Ok();
-  }
   if (!st.ok()) return st;
-  State from_snapshot;
-  if (st = decode_snapshot(bytes, &from_snapshot); !st.ok()) {
-    report->snapshot_problem = Status::Corruption("the snapshot does not decode: " + st.message());
-    return Status::Ok();
-  }
-  const uint64_t seq = from_snapshot.last_seq;
+  uint64_t seq = 0;
+  Hash hash{};
+  if (st = decode_snapshot_head(bytes, &seq, &hash); !st.ok()) return st;
   if (seq == 0 || (options.until_seq != 0 && seq > options.until_seq)) return Status::Ok();
   std::string event;
   st = store.read_event(seq, &event);
   if (st.code() == Status::Code::kNotFound) {
-    report->snapshot_problem = Status::Corruption(
+    return Status::Corruption(
         "the snapshot covers seq " + std::to_string(seq) + " but the log ends before it", seq);
-    return Status::Ok();
-  }
-  if (st.code() == Status::Code::kCorruption) {
-    report->snapshot_problem =
-        Status::Corruption("the event at the snapshot's seq cannot be read: " + st.message(), seq);
-    return Status::Ok();
   }
   if (!st.ok()) return st;
-  if (sha256(event) != from_snapshot.last_hash) {
-    report->snapshot_problem = Status::Corruption(
+  if (sha256(event) != hash) {
+    return Status::Corruption(
         "the snapshot's hash is not the hash of the event at its seq " + std::to_string(seq), seq);
-    return Status::Ok();
   }
+  State from_snapshot;
+  if (st = decode_snapshot(bytes, &from_snapshot); !st.ok()) return st;
   *s = std::move(from_snapshot);
   report->snapshot_seq = seq;
   return Status::Ok();
@@ -79,7 +66,14 @@ Status load_state(const EventStore& store, const LoadOptions& options, State* ou
   State s;
   *report = LoadReport{};
   if (options.use_snapshot) {
-    if (Status st = restore_snapshot(store, options, &s, report); !st.ok()) return st;
+    // A snapshot is a cache of the log: a damaged one, or one the log does
+    // not bear out, is set aside and the whole log folded instead.
+    Status st = restore_snapshot(store, options, &s, report);
+    if (st.code() == Status::Code::kCorruption) {
+      report->snapshot_problem = st;
+    } else if (!st.ok()) {
+      return st;
+    }
   }
   // Folding from the first event, every entity's history comes in order;
   // after a snapshot, which holds live entities only, an event of one that

@@ -121,4 +121,14 @@ Status decode_snapshot(std::string_view bytes, State* out) {
   return Status::Ok();
 }
 
+Status decode_snapshot_head(std::string_view bytes, uint64_t* seq, Hash* last_hash) {
+  State s;
+  Status st = snapshot_format3::is_format3(bytes) ? snapshot_format3::decode_head(bytes, &s)
+                                                  : decode_snapshot(bytes, &s);
+  if (!st.ok()) return st;
+  *seq = s.last_seq;
+  *last_hash = s.last_hash;
+  return Status::Ok();
+}
+
 }  // namespace runledger

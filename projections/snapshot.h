@@ -35,5 +35,8 @@ void encode_snapshot(const State& s, std::string* out);
 // Replaces *out with the snapshot's state (indexes rebuilt). Corruption when
 // the bytes are not a snapshot of a known format.
 Status decode_snapshot(std::string_view bytes, State* out);
+// The seq and hash a snapshot covers, without reading its entities (format 3
+// verifies its head record only; the JSON formats are decoded whole).
+Status decode_snapshot_head(std::string_view bytes, uint64_t* seq, Hash* last_hash);
 
 }  // namespace runledger

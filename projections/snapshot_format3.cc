@@ -175,17 +175,37 @@ void encode(const State& s, std::string* out_bytes) {
 
 bool is_format3(std::string_view bytes) { return bytes.substr(0, kMagic.size()) == kMagic; }
 
+namespace {
+
+// Reads and verifies the head record: the covered seq and hash into *out.
+Status read_head(RecordReader& records, State* out, const snap::Head** head) {
+  std::string error;
+  *head = records.next<snap::Head>(&error);
+  if (!*head) return Status::Corruption("snapshot head: " + error);
+  const auto* hash = (*head)->last_hash();
+  if (!hash || hash->size() != out->last_hash.size()) {
+    return Status::Corruption("snapshot hash is malformed");
+  }
+  out->last_seq = (*head)->seq();
+  std::memcpy(out->last_hash.data(), hash->data(), out->last_hash.size());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status decode_head(std::string_view bytes, State* out) {
+  if (!is_format3(bytes)) return Status::Corruption("snapshot is not of format 3");
+  RecordReader records(bytes.substr(kMagic.size()));
+  const snap::Head* head = nullptr;
+  return read_head(records, out, &head);
+}
+
 Status decode(std::string_view bytes, State* out) {
   if (!is_format3(bytes)) return Status::Corruption("snapshot is not of format 3");
   RecordReader records(bytes.substr(kMagic.size()));
   std::string error;
-  const snap::Head* head = records.next<snap::Head>(&error);
-  if (!head) return Status::Corruption("snapshot head: " + error);
-  if (!head->last_hash() || head->last_hash()->size() != out->last_hash.size()) {
-    return Status::Corruption("snapshot hash is malformed");
-  }
-  out->last_seq = head->seq();
-  std::memcpy(out->last_hash.data(), head->last_hash()->data(), out->last_hash.size());
+  const snap::Head* head = nullptr;
+  if (Status st = read_head(records, out, &head); !st.ok()) return st;
   const uint64_t want_jobs = head->jobs(), want_connectors = head->connectors(),
                  want_holds = head->holds();
   uint64_t jobs_n = 0, connectors_n = 0, holds_n = 0;

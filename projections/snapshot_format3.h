@@ -28,5 +28,7 @@ bool is_format3(std::string_view bytes);
 // undamaged snapshot of this format. May throw std::exception on a table
 // whose values no fold makes.
 Status decode(std::string_view bytes, State* out);
+// Only the head record (verified): sets out->last_seq and out->last_hash.
+Status decode_head(std::string_view bytes, State* out);
 
 }  // namespace runledger::snapshot_format3

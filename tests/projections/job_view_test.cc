@@ -284,6 +284,16 @@ TEST_F(JobReplay, TheStateSnapshotIsFormat3AndRestoresEveryLiveEntityAndIndex) {
   State restored;
   ASSERT_TRUE(decode_snapshot(bytes, &restored).ok());
   expect_same_state(restored, live);
+  // and its head alone tells the seq and hash it covers
+  uint64_t seq = 0;
+  Hash hash{};
+  ASSERT_TRUE(decode_snapshot_head(bytes, &seq, &hash).ok());
+  EXPECT_EQ(seq, 4242u);
+  EXPECT_EQ(hash, sha256("the event before"));
+  // which is verified like every record: a flipped bit in it is Corruption
+  // (after the magic, the record's length and SHA-256: inside the head's buffer)
+  bytes[8 + 8 + 32 + 4] ^= 0x01;
+  EXPECT_EQ(decode_snapshot_head(bytes, &seq, &hash).code(), Status::Code::kCorruption);
 }
 
 TEST_F(JobReplay, ASnapshotOfManyJobsSpansChunksAndRestoresEveryOne) {
@@ -323,6 +333,11 @@ TEST_F(JobReplay, ASnapshotOfTheLinesFormatIsStillRead) {
   State restored;
   ASSERT_TRUE(decode_snapshot(bytes, &restored).ok());
   expect_same_state(restored, g.state);
+  uint64_t seq = 0;
+  Hash hash{};
+  ASSERT_TRUE(decode_snapshot_head(bytes, &seq, &hash).ok());
+  EXPECT_EQ(seq, 77u);
+  EXPECT_EQ(hash, sha256("written by format 2"));
 }
 
 TEST_F(JobReplay, ASnapshotOfTheOneDocumentFormatIsStillRead) {
