@@ -41,14 +41,27 @@ Hash sha256(std::string_view bytes) {
   return h;
 }
 
+namespace {
+constexpr char kHexDigits[] = "0123456789abcdef";
+}  // namespace
+
 std::string to_hex(const uint8_t* data, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
   std::string out(n * 2, '0');
   for (size_t i = 0; i < n; ++i) {
-    out[2 * i] = kDigits[data[i] >> 4];
-    out[2 * i + 1] = kDigits[data[i] & 0xf];
+    out[2 * i] = kHexDigits[data[i] >> 4];
+    out[2 * i + 1] = kHexDigits[data[i] & 0xf];
   }
   return out;
+}
+
+bool equals_hex(const Hash& h, std::string_view hex) {
+  if (hex.size() != h.size() * 2) return false;
+  for (size_t i = 0; i < h.size(); ++i) {
+    if (hex[2 * i] != kHexDigits[h[i] >> 4] || hex[2 * i + 1] != kHexDigits[h[i] & 0xf]) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace runledger

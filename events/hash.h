@@ -16,5 +16,8 @@ std::string to_hex(const uint8_t* data, size_t n);
 inline std::string to_hex(const Hash& h) { return to_hex(h.data(), h.size()); }
 // Hex SHA-256 of a string: how lease tokens are stored.
 inline std::string sha256_hex(std::string_view s) { return to_hex(sha256(s)); }
+// Whether `hex` is to_hex(h), without building it: every worker command
+// checks its lease token this way.
+bool equals_hex(const Hash& h, std::string_view hex);
 
 }  // namespace runledger

@@ -65,7 +65,7 @@ Decision invalid_field(std::string_view field, std::string message) {
 }
 
 bool token_matches(const Attempt& a, const std::string& lease_token) {
-  return !a.lease_token_sha256.empty() && sha256_hex(lease_token) == a.lease_token_sha256;
+  return !a.lease_token_sha256.empty() && equals_hex(sha256(lease_token), a.lease_token_sha256);
 }
 
 const Job* worker_gate(const State& s, const std::string& job_id, std::string_view command,

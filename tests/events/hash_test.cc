@@ -1,5 +1,6 @@
 // SHA-256 of the hash chain and of stored lease tokens: the FIPS 180-2 test
 // vectors, from several threads at once (each thread keeps its own context).
+#include <cctype>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,26 @@ TEST(Sha256, MatchesTheStandardTestVectors) {
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   EXPECT_EQ(sha256_hex(std::string(1'000'000, 'a')),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256, EqualsHexAgreesWithComparingToHex) {
+  const Hash h = sha256("abc");
+  const std::string hex = to_hex(h);
+  EXPECT_TRUE(equals_hex(h, hex));
+  EXPECT_FALSE(equals_hex(h, ""));
+  EXPECT_FALSE(equals_hex(h, hex.substr(0, 63)));
+  EXPECT_FALSE(equals_hex(h, hex + "0"));
+  // Upper case is not how tokens are stored, so it is not equal.
+  std::string upper = hex;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ASSERT_NE(upper, hex);
+  EXPECT_FALSE(equals_hex(h, upper));
+  // Any one digit changed, at any place, is a mismatch.
+  for (size_t i = 0; i < hex.size(); ++i) {
+    std::string other = hex;
+    other[i] = other[i] == '0' ? '1' : '0';
+    EXPECT_FALSE(equals_hex(h, other)) << "digit " << i;
+  }
 }
 
 TEST(Sha256, ThreadsHashingAtOnceEachGetTheRightDigest) {
