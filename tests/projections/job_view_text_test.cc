@@ -7,6 +7,7 @@
 
 #include "projections/job.h"
 #include "tests/projections/job_testing.h"
+#include "tests/projections/random_json.h"
 
 namespace runledger::job_tests {
 namespace {
@@ -288,82 +289,46 @@ TEST(JobViewTextInvalidUtf8, EveryStringFieldBehavesAsTheTreeDoes) {
   EXPECT_EQ(text_outcome(s, j), tree_outcome(s, j));
 }
 
-// Random jobs whose every text is drawn from pieces rich in escapes, bytes
-// dump() writes raw, multi-byte characters and JSON syntax.
-class RandomJobs {
+// Pieces rich in escapes, bytes dump() writes raw, multi-byte characters
+// and JSON syntax.
+const std::vector<std::string> kJobTextPieces = {"a",
+                                                 "Z",
+                                                 "0",
+                                                 " ",
+                                                 "\"",
+                                                 "\\",
+                                                 "/",
+                                                 "\b",
+                                                 "\f",
+                                                 "\n",
+                                                 "\r",
+                                                 "\t",
+                                                 "\x01",
+                                                 "\x1f",
+                                                 "\x7f",
+                                                 "\x1b",
+                                                 std::string(1, '\0'),
+                                                 "\xC3\xA9",
+                                                 "é",
+                                                 "日本",
+                                                 "😀",
+                                                 "{",
+                                                 "}",
+                                                 "[",
+                                                 "]",
+                                                 ":",
+                                                 ",",
+                                                 "-a1",
+                                                 "\\u0041",
+                                                 "null",
+                                                 "1.5",
+                                                 "e"};
+
+// Random jobs whose every text is drawn from kJobTextPieces.
+class RandomJobs : public testing::RandomJson {
  public:
-  explicit RandomJobs(uint32_t seed) : rng_(seed) {}
-
-  int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
-  bool chance(int percent) { return pick(100) < percent; }
-
-  std::string text(int max_pieces = 6) {
-    static const std::vector<std::string> kPieces = {"a",
-                                                     "Z",
-                                                     "0",
-                                                     " ",
-                                                     "\"",
-                                                     "\\",
-                                                     "/",
-                                                     "\b",
-                                                     "\f",
-                                                     "\n",
-                                                     "\r",
-                                                     "\t",
-                                                     "\x01",
-                                                     "\x1f",
-                                                     "\x7f",
-                                                     "\x1b",
-                                                     std::string(1, '\0'),
-                                                     "\xC3\xA9",
-                                                     "é",
-                                                     "日本",
-                                                     "😀",
-                                                     "{",
-                                                     "}",
-                                                     "[",
-                                                     "]",
-                                                     ":",
-                                                     ",",
-                                                     "-a1",
-                                                     "\\u0041",
-                                                     "null",
-                                                     "1.5",
-                                                     "e"};
-    std::string out;
-    for (int n = pick(max_pieces + 1); n > 0; --n)
-      out += kPieces[pick(static_cast<int>(kPieces.size()))];
-    return out;
-  }
-
-  json value(int depth) {
-    switch (pick(depth > 3 ? 6 : 8)) {
-      case 0:
-        return nullptr;
-      case 1:
-        return chance(50);
-      case 2:
-        return std::uniform_int_distribution<int64_t>(INT64_MIN, INT64_MAX)(rng_);
-      case 3:
-        return std::uniform_int_distribution<uint64_t>(0, UINT64_MAX)(rng_);
-      case 4: {
-        double scale = std::pow(10.0, pick(40) - 20);
-        return std::uniform_real_distribution<double>(-1, 1)(rng_) * scale;
-      }
-      case 5:
-        return text();
-      case 6: {
-        json a = json::array();
-        for (int n = pick(4); n > 0; --n) a.push_back(value(depth + 1));
-        return a;
-      }
-      default: {
-        json o = json::object();
-        for (int n = pick(4); n > 0; --n) o[text(3)] = value(depth + 1);
-        return o;
-      }
-    }
-  }
+  explicit RandomJobs(uint32_t seed)
+      : RandomJson(seed, kJobTextPieces, /*max_depth=*/3, /*max_pieces=*/6) {}
 
   // Stored JSON text: mostly dump() output, sometimes indented, or not JSON.
   std::string stored() {
@@ -373,9 +338,9 @@ class RandomJobs {
       case 1:
         return text();
       case 2:
-        return value(0).dump(1);
+        return value().dump(1);
       default:
-        return value(0).dump();
+        return value().dump();
     }
   }
 
@@ -436,9 +401,6 @@ class RandomJobs {
       if (chance(25)) s.holds.blocking_by_target[target].insert("hold" + text(3));
     }
   }
-
- private:
-  std::mt19937 rng_;
 };
 
 TEST(JobViewTextRandom, ThousandsOfRandomJobsMatchTheTree) {

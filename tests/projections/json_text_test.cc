@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/projections/random_json.h"
+
 namespace runledger {
 namespace {
 
@@ -53,8 +55,8 @@ TEST(JsonTextString, InvalidUtf8IsRefusedWhereDumpThrows) {
        {"\x80", "\xC1\xBF", "\xC0\xAF", "\xE0\x9F\xBF", "\xED\xA0\x80", "\xF0\x8F\xBF\xBF",
         "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF", "a\xE6\x97", "\xC3", "\xC3\x41"}) {
     std::string out;
-    EXPECT_FALSE(json_text::append_string(out, s)) << testing::PrintToString(s);
-    EXPECT_EQ(dumped(s), "") << testing::PrintToString(s);
+    EXPECT_FALSE(json_text::append_string(out, s)) << ::testing::PrintToString(s);
+    EXPECT_EQ(dumped(s), "") << ::testing::PrintToString(s);
   }
 }
 
@@ -70,7 +72,7 @@ TEST(JsonTextString, RandomBytesMatchDumpOrAreRefusedWithIt) {
                                              0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 'a'};
       s += static_cast<char>(kBytes[rng() % sizeof kBytes]);
     }
-    EXPECT_EQ(appended(s), dumped(s)) << testing::PrintToString(s);
+    EXPECT_EQ(appended(s), dumped(s)) << ::testing::PrintToString(s);
     valid += !dumped(s).empty();
   }
   EXPECT_GT(valid, 1000);
@@ -155,45 +157,14 @@ TEST(JsonTextDumpForm, DeepNestingIsLeftToTheParser) {
 // Random values, their dumps and mutations of those: whenever the check says
 // yes, parse and dump give the text back; for plain dumps it says yes.
 TEST(JsonTextDumpForm, NeverYesForTextThatParseAndDumpWouldChange) {
-  std::mt19937 rng(11);
-  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
-  auto word = [&] {
-    static const std::vector<std::string> kPieces = {
-        "a", "b", "B", "\"", "\\", "/", "\n", "\x01", "\xC3\xA9", "\xF0\x9F\x98\x80", ""};
-    std::string s;
-    for (int n = pick(3); n > 0; --n) s += kPieces[pick(static_cast<int>(kPieces.size()))];
-    return s;
-  };
-  std::function<json(int)> value = [&](int depth) -> json {
-    switch (pick(depth > 2 ? 6 : 8)) {
-      case 0:
-        return nullptr;
-      case 1:
-        return pick(2) == 0;
-      case 2:
-        return static_cast<int64_t>(rng()) - (int64_t{1} << 31);
-      case 3:
-        return (uint64_t{rng()} << 32) | rng();
-      case 4:
-        return std::ldexp(static_cast<double>(rng()) - 2147483648.0, pick(200) - 100);
-      case 5:
-        return word();
-      case 6: {
-        json a = json::array();
-        for (int n = pick(4); n > 0; --n) a.push_back(value(depth + 1));
-        return a;
-      }
-      default: {
-        json o = json::object();
-        for (int n = pick(4); n > 0; --n) o[word()] = value(depth + 1);
-        return o;
-      }
-    }
-  };
+  testing::RandomJson r(
+      11, {"a", "b", "B", "\"", "\\", "/", "\n", "\x01", "\xC3\xA9", "\xF0\x9F\x98\x80", ""},
+      /*max_depth=*/2, /*max_pieces=*/2);
+  auto pick = [&](int n) { return r.pick(n); };
   static const std::string kSyntax = "{}[]:,\" \\-+.0123456789eEa\x01";
   int recognized = 0;
   for (int i = 0; i < 20000; ++i) {
-    const std::string dump = value(0).dump();
+    const std::string dump = r.value().dump();
     recognized += json_text::is_dump_form(dump);
     // Keys with escapes are left to the parser; everything else is recognized.
     if (dump.find('\\') == std::string::npos) {
