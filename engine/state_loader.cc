@@ -24,14 +24,10 @@ Status check_continuity(const State& s, const fb::Event& e) {
   return Status::Ok();
 }
 
-namespace {
-
-// Replaces *s with the store's snapshot if the log bears it out: the log
-// holds the snapshot's seq and the event there hashes to the snapshot's hash.
-// Corruption says why a snapshot is not to be used; any other error is the
-// store's. The head is checked first, so an unusable snapshot is not decoded.
-Status restore_snapshot(const EventStore& store, const LoadOptions& options, State* s,
-                        LoadReport* report) {
+// The head is checked first, so an unusable snapshot is not decoded.
+Status restore_snapshot(const EventStore& store, uint64_t until_seq, State* out,
+                        uint64_t* snapshot_seq) {
+  *snapshot_seq = 0;
   std::string bytes;
   Status st = store.get_snapshot(&bytes);
   if (st.code() == Status::Code::kNotFound) return Status::Ok();
@@ -39,7 +35,7 @@ Status restore_snapshot(const EventStore& store, const LoadOptions& options, Sta
   uint64_t seq = 0;
   Hash hash{};
   if (st = decode_snapshot_head(bytes, &seq, &hash); !st.ok()) return st;
-  if (seq == 0 || (options.until_seq != 0 && seq > options.until_seq)) return Status::Ok();
+  if (seq == 0 || (until_seq != 0 && seq > until_seq)) return Status::Ok();
   std::string event;
   st = store.read_event(seq, &event);
   if (st.code() == Status::Code::kNotFound) {
@@ -53,12 +49,10 @@ Status restore_snapshot(const EventStore& store, const LoadOptions& options, Sta
   }
   State from_snapshot;
   if (st = decode_snapshot(bytes, &from_snapshot); !st.ok()) return st;
-  *s = std::move(from_snapshot);
-  report->snapshot_seq = seq;
+  *out = std::move(from_snapshot);
+  *snapshot_seq = seq;
   return Status::Ok();
 }
-
-}  // namespace
 
 Status load_state(const EventStore& store, const LoadOptions& options, State* out,
                   LoadReport* report) {
@@ -68,7 +62,7 @@ Status load_state(const EventStore& store, const LoadOptions& options, State* ou
   if (options.use_snapshot) {
     // A snapshot is a cache of the log: a damaged one, or one the log does
     // not bear out, is set aside and the whole log folded instead.
-    Status st = restore_snapshot(store, options, &s, report);
+    Status st = restore_snapshot(store, options.until_seq, &s, &report->snapshot_seq);
     if (st.code() == Status::Code::kCorruption) {
       report->snapshot_problem = st;
     } else if (!st.ok()) {

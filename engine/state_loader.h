@@ -40,6 +40,14 @@ struct LoadOptions {
 Status load_state(const EventStore& store, const LoadOptions& options, State* out,
                   LoadReport* report);
 
+// Replaces *out with the store's snapshot, and sets *snapshot_seq to the seq
+// it covers, if the log bears it out: the log holds that seq and the event
+// there hashes to the snapshot's hash. *snapshot_seq 0 and *out untouched
+// when there is none, or it lies past until_seq (0: no limit). Corruption
+// says why a snapshot is not to be used; any other error is the store's.
+Status restore_snapshot(const EventStore& store, uint64_t until_seq, State* out,
+                        uint64_t* snapshot_seq);
+
 // Whether `e` continues the log folded into `s`: its seq is the next one and
 // its prev_hash is s.last_hash. Corruption naming the seq otherwise. (The
 // store has verified the buffer and that the key's seq matches.)

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "events/event_codec.h"
+#include "events/keys.h"
 #include "tests/tools/tools_test_support.h"
 
 namespace runledger::testing {
@@ -49,6 +50,18 @@ TEST_F(VerifyDamage, CleanLogPassesWithASummary) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("ok: 10 events, 2 streams, last seq 10, last hash "), std::string::npos)
       << r.out;
+  EXPECT_EQ(r.err.find("snapshot"), std::string::npos) << r.err;
+}
+
+TEST_F(VerifyDamage, ADamagedSnapshotIsNotedButTheLogIsClean) {
+  RawDb(rig_.data()).put(keys::kSnapshotFamily, keys::kSnapshotKey, "not a snapshot");
+  CliResult r = verify();
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("ok: 10 events"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("the projection snapshot does not agree with the log and a start will set "
+                       "it aside"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(VerifyDamage, FlippedByteInValue) {
