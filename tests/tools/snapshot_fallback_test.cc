@@ -4,6 +4,8 @@
 // start, naming the first bad seq.
 #include <httplib.h>
 
+#include <regex>
+
 #include <gtest/gtest.h>
 
 #include "events/hash.h"
@@ -37,6 +39,7 @@ TEST(SnapshotFallback, ADamagedSnapshotIsSetAsideAndTheServerServesTheLogsState)
   ASSERT_EQ(rig.run(jobs::Cancel{"gone", "not needed"}).status, 200);
   const std::map<std::string, json> views = rig.live_views();
   ASSERT_EQ(views.size(), 4u);  // q1, q2, q3 and "seq"
+  const uint64_t events = rig.last_seq();
   ASSERT_NO_FATAL_FAILURE(close_with_snapshot(rig));
   // and a bit flipped in its snapshot
   {
@@ -52,6 +55,10 @@ TEST(SnapshotFallback, ADamagedSnapshotIsSetAsideAndTheServerServesTheLogsState)
   // Then it says it set the snapshot aside
   EXPECT_NE(server.log().find("set the snapshot aside and folded the whole log"), std::string::npos)
       << server.log();
+  // and, as every start does (tools.md), how many events it folded and how long it took
+  const std::regex replayed("replayed " + std::to_string(events) +
+                            R"( events in [0-9.]+ s \(snapshot at seq 0\))");
+  EXPECT_TRUE(std::regex_search(server.log(), replayed)) << server.log();
   // and serves every entity as the engine did
   httplib::Client client("127.0.0.1", server.port());
   for (const auto& [stream, view] : views) {
