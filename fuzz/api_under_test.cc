@@ -1,5 +1,5 @@
 // ApiUnderTest: see api_under_test.h. The request path below follows
-// http/server.cc step by step; keep the two in step.
+// http/connection.cc step by step; keep the two in step.
 #include "fuzz/api_under_test.h"
 
 #include <unistd.h>
@@ -9,9 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include <httplib.h>
-
 #include "http/handler_support.h"
+#include "http/query_text.h"
 #include "http/routes.h"
 
 namespace runledger::fuzz {
@@ -80,9 +79,7 @@ std::optional<Outcome> ApiUnderTest::call(const RequestText& in) {
   size_t query_at = in.target.find('?');
   a.path = in.target.substr(0, query_at);
   if (query_at != std::string::npos) {
-    httplib::Params params;
-    httplib::detail::parse_query_text(in.target.substr(query_at + 1), params);
-    for (const auto& [k, v] : params) a.query.emplace(k, v);
+    a.query = http::parse_query(std::string_view(in.target).substr(query_at + 1));
   }
   if (in.body.size() > kBodyLimitBytes) {
     outcome.reply = Reply::error(413, "body_too_large", "the body is larger than the limit");
@@ -128,8 +125,8 @@ std::optional<Reply> ApiUnderTest::read_headers(const RequestText& in, http::Api
 }
 
 Reply ApiUnderTest::route(http::ApiRequest& a, Outcome& outcome) const {
-  const http::Router::Handler* handler = nullptr;
-  switch (router_.route(a, &handler)) {
+  const http::Router::Route* found = nullptr;
+  switch (router_.route(a, &found)) {
     case http::Router::Match::kNoPath:
       return Reply::error(404, "not_found", "no such route: " + a.path);
     case http::Router::Match::kNoMethod:
@@ -139,7 +136,7 @@ Reply ApiUnderTest::route(http::ApiRequest& a, Outcome& outcome) const {
   }
   outcome.routed = true;
   try {
-    return (*handler)(a);
+    return http::settle(*engine_, found->handler(a));
   } catch (const http::ApiError& e) {
     return http::api_error_reply(e);
   } catch (const http::FieldError& e) {

@@ -1,9 +1,9 @@
 // ApiUnderTest: the HTTP API without sockets, for the fuzzer and the corpus
 // generator. A real Engine on a RocksDB store in a scratch folder (on tmpfs
 // when there is one: fsync is then free), the real route tables, and the
-// request path of http/server.cc (Server::Impl::handle and read_headers)
-// restated here, because the server offers no entry point below the socket:
-// query parsing by cpp-httplib, the body limit, the Authorization /
+// request path of http/connection.cc (Connection::dispatch and
+// read_headers) restated here, because the server offers no entry point
+// below the socket: query parsing (http/query_text.h), the body limit, the Authorization /
 // X-Runledger-Actor / Idempotency-Key headers, routing (404/405), and the
 // mapping of ApiError / FieldError / other exceptions to replies.
 //

@@ -92,9 +92,9 @@ connectors::DocumentReport documents(const JsonInput& in) {
   return rep;
 }
 
-void add_lifecycle_routes(Router& router, Engine& engine) {
-  router.add("POST", "/v1/connectors", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+void add_lifecycle_routes(Router& router) {
+  router.add_command("POST", "/v1/connectors", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"id", "name", "sync_schedule_s"});
       connectors::Create c;
@@ -107,8 +107,8 @@ void add_lifecycle_routes(Router& router, Engine& engine) {
       return r;
     });
   });
-  router.add("PATCH", "/v1/connectors/{id}", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("PATCH", "/v1/connectors/{id}", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"status", "name", "sync_schedule_s"});
       connectors::Update c;
@@ -133,8 +133,8 @@ void add_lifecycle_routes(Router& router, Engine& engine) {
       return r;
     });
   });
-  router.add("DELETE", "/v1/connectors/{id}", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("DELETE", "/v1/connectors/{id}", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput(body).only({});
       Request r;
       r.command = connectors::Delete{a.param("id")};
@@ -147,9 +147,9 @@ void add_lifecycle_routes(Router& router, Engine& engine) {
   });
 }
 
-void add_sync_routes(Router& router, Engine& engine) {
-  router.add("POST", "/v1/connectors/{id}/sync", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+void add_sync_routes(Router& router) {
+  router.add_command("POST", "/v1/connectors/{id}/sync", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput(body).only({});
       connectors::StartSync c{a.param("id"), new_id("sync")};
       Request r;
@@ -163,8 +163,8 @@ void add_sync_routes(Router& router, Engine& engine) {
       return r;
     });
   });
-  router.add("POST", "/v1/connectors/{id}/sync/abort", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("POST", "/v1/connectors/{id}/sync/abort", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput(body).only({});
       Request r;
       r.command = connectors::AbortSync{a.param("id")};
@@ -172,8 +172,8 @@ void add_sync_routes(Router& router, Engine& engine) {
       return r;
     });
   });
-  router.add("POST", "/v1/connectors/{id}/syncs/{sync_id}/progress", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("POST", "/v1/connectors/{id}/syncs/{sync_id}/progress", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"documents"});
       Request r;
@@ -191,8 +191,8 @@ void add_sync_routes(Router& router, Engine& engine) {
       return r;
     });
   });
-  router.add("POST", "/v1/connectors/{id}/syncs/{sync_id}/succeeded", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("POST", "/v1/connectors/{id}/syncs/{sync_id}/succeeded", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"documents"});
       Request r;
@@ -201,8 +201,8 @@ void add_sync_routes(Router& router, Engine& engine) {
       return r;
     });
   });
-  router.add("POST", "/v1/connectors/{id}/syncs/{sync_id}/failed", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("POST", "/v1/connectors/{id}/syncs/{sync_id}/failed", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"error"});
       Request r;
@@ -284,8 +284,8 @@ void add_read_routes(Router& router, Engine& engine) {
 }  // namespace
 
 void add_connector_routes(Router& router, Engine& engine) {
-  add_lifecycle_routes(router, engine);
-  add_sync_routes(router, engine);
+  add_lifecycle_routes(router);
+  add_sync_routes(router);
   add_read_routes(router, engine);
 }
 

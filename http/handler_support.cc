@@ -41,8 +41,8 @@ Reply api_error_reply(const ApiError& e) {
   return Reply::error(e.status, e.code, e.message, e.extra);
 }
 
-Reply run_command(Engine& engine, ApiRequest& r,
-                  const std::function<Request(const nlohmann::json& body)>& build) {
+Answer prepare_command(ApiRequest& r,
+                       const std::function<Request(const nlohmann::json& body)>& build) {
   Request req;
   std::optional<Reply> early;
   try {
@@ -52,14 +52,14 @@ Reply run_command(Engine& engine, ApiRequest& r,
   } catch (const ApiError& e) {
     early = api_error_reply(e);
   }
-  if (early && r.idempotency_key.empty()) return *early;
+  if (early && r.idempotency_key.empty()) return std::move(*early);
   if (early) req.fixed_reply = std::move(early);
   req.actor = r.actor;
   if (!r.idempotency_key.empty()) {
     req.idempotency_key = r.idempotency_key;
     req.fingerprint = request_fingerprint(r.method, r.path, r.body);
   }
-  return engine.execute(std::move(req));
+  return Answer(std::move(req));
 }
 
 int64_t query_int(const ApiRequest& r, const std::string& name, int64_t fallback, int64_t min,

@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "http/api_request.h"
 #include "http/json_input.h"
+#include "http/router.h"
 
 namespace runledger::http {
 
@@ -28,9 +29,9 @@ std::string new_id(std::string_view prefix);
 
 // Builds the engine request from the parsed body (may throw FieldError or
 // ApiError: those become 422/4xx replies, recorded under the idempotency key
-// like any first reply) and executes it.
-Reply run_command(Engine& engine, ApiRequest& r,
-                  const std::function<Request(const nlohmann::json& body)>& build);
+// like any first reply), for the server to submit. Never waits.
+Answer prepare_command(ApiRequest& r,
+                       const std::function<Request(const nlohmann::json& body)>& build);
 
 // An integer query parameter within bounds (422 naming it otherwise).
 int64_t query_int(const ApiRequest& r, const std::string& name, int64_t fallback, int64_t min,

@@ -49,8 +49,8 @@ Reply list_holds(Engine& engine, const ApiRequest& a) {
 }  // namespace
 
 void add_hold_routes(Router& router, Engine& engine) {
-  router.add("POST", "/v1/holds", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("POST", "/v1/holds", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"target", "kind", "reason", "job"});
       holds::Place c;
@@ -65,8 +65,8 @@ void add_hold_routes(Router& router, Engine& engine) {
       return r;
     });
   });
-  router.add("POST", "/v1/holds/{id}/release", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("POST", "/v1/holds/{id}/release", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"note", "execution_stopped", "outcome"});
       holds::ReleaseHold c;

@@ -116,9 +116,9 @@ Reply lease_reply(const State& s, const std::string& id, const std::string& toke
   return Reply::json(200, out);
 }
 
-void add_worker_routes(Router& router, Engine& engine, const ApiOptions& o) {
-  router.add("POST", "/v1/jobs/claim", [&engine, o](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+void add_worker_routes(Router& router, const ApiOptions& o) {
+  router.add_command("POST", "/v1/jobs/claim", [o](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"worker", "kinds", "lease_s"});
       jobs::Claim c;
@@ -138,8 +138,8 @@ void add_worker_routes(Router& router, Engine& engine, const ApiOptions& o) {
       return r;
     });
   });
-  router.add("POST", "/v1/jobs/{id}/heartbeat", [&engine, o](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("POST", "/v1/jobs/{id}/heartbeat", [o](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"lease_token", "lease_s"});
       jobs::Heartbeat c{a.param("id"), lease_token(in),
@@ -158,9 +158,9 @@ void add_worker_routes(Router& router, Engine& engine, const ApiOptions& o) {
     });
   });
   // Worker commands whose reply is the job.
-  auto token_only = [&engine](auto make) {
-    return [&engine, make](ApiRequest& a) {
-      return run_command(engine, a, [&](const nlohmann::json& body) {
+  auto token_only = [](auto make) {
+    return [make](ApiRequest& a) {
+      return prepare_command(a, [&](const nlohmann::json& body) {
         JsonInput in(body);
         Request r;
         r.command = make(a, in);
@@ -169,58 +169,59 @@ void add_worker_routes(Router& router, Engine& engine, const ApiOptions& o) {
       });
     };
   };
-  router.add("POST", "/v1/jobs/{id}/release",
-             token_only([](ApiRequest& a, JsonInput& in) -> Command {
-               in.only({"lease_token"});
-               return jobs::Release{a.param("id"), lease_token(in)};
-             }));
-  router.add("POST", "/v1/jobs/{id}/start",
-             token_only([](ApiRequest& a, JsonInput& in) -> Command {
-               in.only({"lease_token", "execution_handle"});
-               return jobs::Start{a.param("id"), lease_token(in),
-                                  in.opt_str("execution_handle", 1024).value_or("")};
-             }));
-  router.add("POST", "/v1/jobs/{id}/steps/{step}/start",
-             token_only([](ApiRequest& a, JsonInput& in) -> Command {
-               in.only({"lease_token"});
-               return jobs::StepStart{a.param("id"), a.param("step"), lease_token(in)};
-             }));
-  router.add("POST", "/v1/jobs/{id}/steps/{step}/done",
-             token_only([](ApiRequest& a, JsonInput& in) -> Command {
-               in.only({"lease_token", "output"});
-               std::string output;
-               if (const auto* v = in.raw("output"); v != nullptr && !v->is_null()) {
-                 output = v->dump();
-                 if (output.size() > jobs::kOutputBytesMax) {
-                   throw FieldError{"invalid_field", "output",
-                                    "field 'output' is larger than " +
-                                        std::to_string(jobs::kOutputBytesMax) + " bytes"};
-                 }
-               }
-               return jobs::StepDone{a.param("id"), a.param("step"), lease_token(in), output};
-             }));
-  router.add("POST", "/v1/jobs/{id}/steps/{step}/failed",
-             token_only([](ApiRequest& a, JsonInput& in) -> Command {
-               in.only({"lease_token", "error", "retryable"});
-               return jobs::StepFail{a.param("id"), a.param("step"), lease_token(in),
-                                     in.str("error", jobs::kErrorBytesMax),
-                                     in.opt_bool("retryable").value_or(false)};
-             }));
-  router.add("POST", "/v1/jobs/{id}/cancel-ack",
-             token_only([](ApiRequest& a, JsonInput& in) -> Command {
-               in.only({"lease_token"});
-               return jobs::CancelAck{a.param("id"), lease_token(in)};
-             }));
-  router.add("POST", "/v1/jobs/{id}/outcome-unknown",
-             token_only([](ApiRequest& a, JsonInput& in) -> Command {
-               in.only({"lease_token", "kind", "detail"});
-               return jobs::OutcomeUnknown{
-                   a.param("id"), lease_token(in),
-                   in.enumeration("kind", {"EXECUTION_STATE_UNKNOWN", "RESULT_UNKNOWN"}),
-                   in.opt_str("detail", kReasonBytesMax).value_or("")};
-             }));
-  router.add("POST", "/v1/jobs/{id}/reattach", [&engine, o](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("POST", "/v1/jobs/{id}/release",
+                     token_only([](ApiRequest& a, JsonInput& in) -> Command {
+                       in.only({"lease_token"});
+                       return jobs::Release{a.param("id"), lease_token(in)};
+                     }));
+  router.add_command("POST", "/v1/jobs/{id}/start",
+                     token_only([](ApiRequest& a, JsonInput& in) -> Command {
+                       in.only({"lease_token", "execution_handle"});
+                       return jobs::Start{a.param("id"), lease_token(in),
+                                          in.opt_str("execution_handle", 1024).value_or("")};
+                     }));
+  router.add_command("POST", "/v1/jobs/{id}/steps/{step}/start",
+                     token_only([](ApiRequest& a, JsonInput& in) -> Command {
+                       in.only({"lease_token"});
+                       return jobs::StepStart{a.param("id"), a.param("step"), lease_token(in)};
+                     }));
+  router.add_command(
+      "POST", "/v1/jobs/{id}/steps/{step}/done",
+      token_only([](ApiRequest& a, JsonInput& in) -> Command {
+        in.only({"lease_token", "output"});
+        std::string output;
+        if (const auto* v = in.raw("output"); v != nullptr && !v->is_null()) {
+          output = v->dump();
+          if (output.size() > jobs::kOutputBytesMax) {
+            throw FieldError{"invalid_field", "output",
+                             "field 'output' is larger than " +
+                                 std::to_string(jobs::kOutputBytesMax) + " bytes"};
+          }
+        }
+        return jobs::StepDone{a.param("id"), a.param("step"), lease_token(in), output};
+      }));
+  router.add_command("POST", "/v1/jobs/{id}/steps/{step}/failed",
+                     token_only([](ApiRequest& a, JsonInput& in) -> Command {
+                       in.only({"lease_token", "error", "retryable"});
+                       return jobs::StepFail{a.param("id"), a.param("step"), lease_token(in),
+                                             in.str("error", jobs::kErrorBytesMax),
+                                             in.opt_bool("retryable").value_or(false)};
+                     }));
+  router.add_command("POST", "/v1/jobs/{id}/cancel-ack",
+                     token_only([](ApiRequest& a, JsonInput& in) -> Command {
+                       in.only({"lease_token"});
+                       return jobs::CancelAck{a.param("id"), lease_token(in)};
+                     }));
+  router.add_command("POST", "/v1/jobs/{id}/outcome-unknown",
+                     token_only([](ApiRequest& a, JsonInput& in) -> Command {
+                       in.only({"lease_token", "kind", "detail"});
+                       return jobs::OutcomeUnknown{
+                           a.param("id"), lease_token(in),
+                           in.enumeration("kind", {"EXECUTION_STATE_UNKNOWN", "RESULT_UNKNOWN"}),
+                           in.opt_str("detail", kReasonBytesMax).value_or("")};
+                     }));
+  router.add_command("POST", "/v1/jobs/{id}/reattach", [o](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"worker", "execution_handle", "observed", "exit_code", "lease_s"});
       jobs::Reattach c;
@@ -255,12 +256,10 @@ void add_worker_routes(Router& router, Engine& engine, const ApiOptions& o) {
   });
 }
 
-void add_operator_routes(Router& router, Engine& engine) {
-  router.add("POST", "/v1/jobs", [&engine](ApiRequest& a) {
-    return run_command(engine, a, enqueue);
-  });
-  router.add("POST", "/v1/jobs/{id}/cancel", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+void add_operator_routes(Router& router) {
+  router.add_command("POST", "/v1/jobs", [](ApiRequest& a) { return prepare_command(a, enqueue); });
+  router.add_command("POST", "/v1/jobs/{id}/cancel", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"reason"});
       Request r;
@@ -269,8 +268,8 @@ void add_operator_routes(Router& router, Engine& engine) {
       return r;
     });
   });
-  router.add("POST", "/v1/jobs/{id}/rerun", [&engine](ApiRequest& a) {
-    return run_command(engine, a, [&](const nlohmann::json& body) {
+  router.add_command("POST", "/v1/jobs/{id}/rerun", [](ApiRequest& a) {
+    return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
       in.only({"reason"});
       Request r;
@@ -335,8 +334,8 @@ void add_read_routes(Router& router, Engine& engine) {
 }  // namespace
 
 void add_job_routes(Router& router, Engine& engine, const ApiOptions& options) {
-  add_worker_routes(router, engine, options);
-  add_operator_routes(router, engine);
+  add_worker_routes(router, options);
+  add_operator_routes(router);
   add_read_routes(router, engine);
 }
 

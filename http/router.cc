@@ -14,8 +14,8 @@ std::string percent_decode(std::string_view s) {
     return -1;
   };
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() + 0 && i + 2 <= s.size() - 1 + 0 &&
-        hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+    if (s[i] == '%' && i + 2 < s.size() + 0 && i + 2 <= s.size() - 1 + 0 && hex(s[i + 1]) >= 0 &&
+        hex(s[i + 2]) >= 0) {
       out.push_back(static_cast<char>(hex(s[i + 1]) << 4 | hex(s[i + 2])));
       i += 2;
     } else {
@@ -41,8 +41,22 @@ std::vector<std::string> split_path(std::string_view path) {
   return out;
 }
 
+Reply settle(Engine& engine, Answer answer) {
+  if (answer.command) return engine.execute(std::move(*answer.command));
+  return std::move(*answer.reply);
+}
+
 void Router::add(std::string method, std::string pattern, Handler handler) {
+  add_route(std::move(method), std::move(pattern), std::move(handler), true);
+}
+
+void Router::add_command(std::string method, std::string pattern, Handler handler) {
+  add_route(std::move(method), std::move(pattern), std::move(handler), false);
+}
+
+void Router::add_route(std::string method, std::string pattern, Handler handler, bool may_block) {
   Route r;
+  r.may_block = may_block;
   r.method = std::move(method);
   size_t i = 0;
   std::string_view p = pattern;
@@ -64,7 +78,7 @@ void Router::add(std::string method, std::string pattern, Handler handler) {
                    [](const Route& a, const Route& b) { return a.literals > b.literals; });
 }
 
-Router::Match Router::route(ApiRequest& request, const Handler** handler) const {
+Router::Match Router::route(ApiRequest& request, const Route** route) const {
   // Split the raw path so an encoded "/" (%2F) stays inside its segment.
   std::vector<std::string> segments;
   {
@@ -84,22 +98,24 @@ Router::Match Router::route(ApiRequest& request, const Handler** handler) const 
   bool path_matched = false;
   for (const auto& r : routes_) {
     if (r.segments.size() != segments.size()) continue;
-    std::map<std::string, std::string> params;
     bool ok = true;
     for (size_t i = 0; i < segments.size() && ok; ++i) {
       const auto& pat = r.segments[i];
-      if (pat.front() == '{') {
-        ok = !segments[i].empty();
-        params[pat.substr(1, pat.size() - 2)] = segments[i];
-      } else {
-        ok = pat == segments[i];
-      }
+      ok = pat.front() == '{' ? !segments[i].empty() : pat == segments[i];
     }
     if (!ok) continue;
     path_matched = true;
     if (r.method != request.method) continue;
-    request.params = std::move(params);
-    *handler = &r.handler;
+    // Parameters are named only for the route that matched: no map is built
+    // for the routes tried before it.
+    request.params.clear();
+    for (size_t i = 0; i < segments.size(); ++i) {
+      const auto& pat = r.segments[i];
+      if (pat.front() == '{') {
+        request.params[pat.substr(1, pat.size() - 2)] = std::move(segments[i]);
+      }
+    }
+    *route = &r;
     return Match::kFound;
   }
   return path_matched ? Match::kNoMethod : Match::kNoPath;

@@ -7,33 +7,56 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/engine.h"
 #include "engine/reply.h"
 #include "http/api_request.h"
 
 namespace runledger::http {
 
+// What a handler hands back: a reply ready now, or a command for the engine,
+// whose reply comes once it is durable (the server submits it and goes on
+// serving other connections meanwhile).
+struct Answer {
+  Answer(Reply r) : reply(std::move(r)) {}      // NOLINT: implicit by design
+  Answer(Request r) : command(std::move(r)) {}  // NOLINT: implicit by design
+  std::optional<Reply> reply;
+  std::optional<Request> command;
+};
+
+// Runs the answer to its reply, waiting for the engine when it is a command:
+// for callers that have a thread to spare (tests, the fuzzer).
+Reply settle(Engine& engine, Answer answer);
+
 class Router {
  public:
-  using Handler = std::function<Reply(ApiRequest&)>;
-  // Handlers that stream (SSE) are served by the server itself; they are
-  // registered here only so the router knows the path exists.
+  using Handler = std::function<Answer(ApiRequest&)>;
+  // A handler that may wait (on the engine or the store): the server runs it
+  // on a thread that may block. Handlers that stream (SSE) are served by the
+  // server itself; they are registered here only so the router knows the
+  // path exists.
   void add(std::string method, std::string pattern, Handler handler);
+  // A handler that only checks the request and builds a command (or a
+  // refusal), never waiting: the server runs it on its event loop.
+  void add_command(std::string method, std::string pattern, Handler handler);
 
   enum class Match { kFound, kNoPath, kNoMethod };
-  // On kFound fills request.params and *handler.
-  Match route(ApiRequest& request, const Handler** handler) const;
-
- private:
   struct Route {
     std::string method;
     std::vector<std::string> segments;
     Handler handler;
     int literals = 0;
+    bool may_block = true;
   };
+  // On kFound fills request.params and *route.
+  Match route(ApiRequest& request, const Route** route) const;
+
+ private:
+  void add_route(std::string method, std::string pattern, Handler handler, bool may_block);
   std::vector<Route> routes_;
 };
 

@@ -1,45 +1,29 @@
-// Server: the HTTP facade on cpp-httplib. Owns the listening socket, a
-// bounded worker pool, the limits (body size, timeouts, connections) and the
-// live event stream; everything else is delegated to the Router's handlers.
+// Server: the HTTP facade, event-driven on Boost.Asio. A few loop threads
+// serve every socket (http/connection.h): a request that is a command goes
+// from the socket to the engine and its durable reply back to the socket
+// without a thread waiting for it, so a thread wakes once for many replies
+// (the engine completes a whole group commit at once) instead of once for
+// each.
 //
-// Limits are deliberate (cpp-httplib 0.11's defaults are not safe here):
+// Limits are deliberate:
 //  - SO_REUSEPORT is off, so a second server on the same port fails to bind;
-//  - request bodies are read through a bounded reader, chunked ones too;
-//  - `threads` handle connections, growing to 4x while connections wait;
-//    past `queue_max` waiting connections, new ones are answered 503 at
-//    once by a small overflow pool;
-//  - read/write timeouts bound each read and write. They do not bound a
-//    whole request (cpp-httplib 0.11 has no such deadline), so a client
-//    sending a byte every few seconds holds its thread: the growth of the
-//    pool is what keeps a few such clients from starving the others.
+//  - request bodies, request lines and headers are bounded by the parser
+//    (413, 414, 431), chunked bodies too;
+//  - a request must arrive whole within the read timeout, so slow clients
+//    hold a socket, never a thread;
+//  - past `connections_max` open sockets new ones are answered 503 and
+//    closed; handlers that wait run on `threads` threads with a bounded
+//    queue, beyond which they are answered 503 at once.
 // Thread-safe: stop() may be called from any thread (e.g. a signal watcher).
 #pragma once
 
-#include <atomic>
-#include <cstdint>
 #include <memory>
-#include <string>
 
 #include "engine/engine.h"
 #include "events/status.h"
-#include "http/routes.h"
+#include "http/server_options.h"
 
 namespace runledger::http {
-
-struct ServerOptions {
-  std::string host = "127.0.0.1";
-  int port = 8080;
-  size_t threads = 128;
-  size_t queue_max = 1024;  // connections waiting for a thread
-  size_t body_limit_bytes = 1 << 20;
-  int read_timeout_ms = 5000;
-  int write_timeout_ms = 5000;
-  int keep_alive_timeout_s = 5;
-  size_t keep_alive_requests_max = 100000;
-  size_t live_streams_max = 16;  // concurrent /v1/events/live readers
-  std::string auth_tokens_path;  // empty: no authentication (loopback only)
-  ApiOptions api;
-};
 
 class Server {
  public:
@@ -52,12 +36,13 @@ class Server {
   Status bind();
   // Serves until stop(). REQUIRES: bind() succeeded.
   void serve();
+  // Stops taking connections, lets the requests in flight get their
+  // replies (for a bounded time), then stops the loop. Idempotent.
   void stop();
   int port() const { return port_; }
 
  private:
   struct Impl;
-  void widen_backlog();
   std::unique_ptr<Impl> impl_;
   int port_ = 0;
 };

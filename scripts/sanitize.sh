@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 fuzz_seconds="${RUNLEDGER_FUZZ_SECONDS:-60}"
 tests="${RUNLEDGER_ASAN_TESTS:-events_tests projections_tests engine_tests}"
 jobs="${RUNLEDGER_JOBS:-2}"
-fuzzers=(fuzz_event_decoder fuzz_http_request fuzz_json_input)
+fuzzers=(fuzz_event_decoder fuzz_http_request fuzz_json_input fuzz_request_parser)
 build="${RUNLEDGER_ASAN_BUILD:-build-asan}"
 opt="${RUNLEDGER_ASAN_OPT:--O1}"
 # The throughput tests measure speed, which a sanitized build does not have.

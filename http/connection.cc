@@ -1,0 +1,381 @@
+#include "http/connection.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+
+#include "http/handler_support.h"
+#include "http/query_text.h"
+#include "http/response_head.h"
+
+namespace runledger::http {
+namespace {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+// Holds one incomplete line at most: the parser refuses a request line or a
+// header line longer than its limits (16 KiB) before this fills up.
+constexpr size_t kInputBytes = 32 * 1024;
+constexpr size_t kActorBytesMax = 128;
+constexpr size_t kIdempotencyKeyBytesMax = 128;
+// How long a closing socket still takes (and drops) what its client sends.
+constexpr int kLingerMs = 2000;
+
+ParserLimits limits_for(const ServerOptions& o) {
+  ParserLimits l;
+  l.body_bytes_max = o.body_limit_bytes;
+  return l;
+}
+
+bool printable(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e) return false;
+  }
+  return true;
+}
+
+// The reply to a request that could not be read, in the API's error shape.
+Reply unreadable_reply(const RequestParser& p, size_t body_limit) {
+  switch (p.error_status()) {
+    case 413:
+      return Reply::error(
+          413, "body_too_large",
+          "the body is larger than the limit of " + std::to_string(body_limit) + " bytes");
+    case 414:
+      return Reply::error(414, "uri_too_long", p.error_message());
+    case 431:
+      return Reply::error(431, "headers_too_large", p.error_message());
+    case 501:
+      return Reply::error(501, "not_implemented", p.error_message());
+    case 505:
+      return Reply::error(505, "http_version_not_supported", p.error_message());
+    default:
+      return Reply::error(400, "bad_request", p.error_message());
+  }
+}
+
+// Runs a handler, turning what it throws into replies.
+Answer run_handler(const Router::Route& route, ApiRequest& a) {
+  try {
+    return route.handler(a);
+  } catch (const ApiError& e) {
+    return api_error_reply(e);
+  } catch (const FieldError& e) {
+    return field_error_reply(e);
+  } catch (const std::exception& e) {
+    return Reply::error(500, "internal_error", std::string("the request failed: ") + e.what());
+  }
+}
+
+// Writes all of `text` to a socket from a thread that may wait, giving up
+// when the socket takes nothing for `timeout_ms`.
+bool write_blocking(int fd, std::string_view text, int timeout_ms) {
+  while (!text.empty()) {
+    ssize_t n = ::send(fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      text.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{fd, POLLOUT, 0};
+      int ready = ::poll(&p, 1, timeout_ms);
+      if (ready > 0 && (p.revents & POLLOUT) != 0) continue;
+      if (ready < 0 && errno == EINTR) continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Connection::Connection(ServerContext& ctx, asio::ip::tcp::socket socket, bool refuse)
+    : ctx_(ctx),
+      socket_(std::move(socket)),
+      timer_(socket_.get_executor()),
+      refuse_(refuse),
+      input_(new char[kInputBytes]),
+      parser_(limits_for(ctx.options)) {
+  ctx_.connections.fetch_add(1, std::memory_order_relaxed);
+}
+
+Connection::~Connection() { ctx_.connections.fetch_sub(1, std::memory_order_relaxed); }
+
+void Connection::start() {
+  error_code ec;
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  arm(ctx_.options.read_timeout_ms);
+  read_more();
+}
+
+void Connection::read_more() {
+  if (closed_) return;
+  if (begin_ > 0) {
+    std::memmove(input_.get(), input_.get() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == kInputBytes) return close();  // cannot happen within the parser's limits
+  socket_.async_read_some(asio::buffer(input_.get() + end_, kInputBytes - end_),
+                          [self = shared_from_this()](error_code ec, size_t n) {
+                            if (ec || self->closed_) return self->close();
+                            self->end_ += n;
+                            self->parse();
+                          });
+}
+
+void Connection::parse() {
+  const bool was_started = parser_.started();
+  begin_ += parser_.feed(input_.get() + begin_, end_ - begin_);
+  // The whole request must arrive within the read timeout of its first byte.
+  if (!was_started && parser_.started()) arm(ctx_.options.read_timeout_ms);
+  switch (parser_.state()) {
+    case RequestParser::State::kNeedMore:
+      if (parser_.headers_complete() && parser_.request().expect_continue && !continue_sent_) {
+        return send_continue();
+      }
+      return read_more();
+    case RequestParser::State::kError:
+      keep_alive_ = false;
+      http10_ = false;
+      head_only_ = false;
+      return send(unreadable_reply(parser_, ctx_.options.body_limit_bytes));
+    case RequestParser::State::kDone:
+      return dispatch();
+  }
+}
+
+void Connection::send_continue() {
+  continue_sent_ = true;
+  static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+  asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
+                    [self = shared_from_this()](error_code ec, size_t) {
+                      if (ec) return self->close();
+                      self->read_more();
+                    });
+}
+
+std::optional<Reply> Connection::read_headers(const ParsedRequest& in) {
+  if (ctx_.auth.enabled() && api_.path != "/v1/health") {
+    const std::string* authorization = in.header("Authorization");
+    auto who = ctx_.auth.authenticate(authorization != nullptr ? *authorization : "");
+    if (!who) {
+      return Reply::error(401, "unauthorized",
+                          "a valid bearer token is required (Authorization: Bearer <token>)");
+    }
+    if (!allowed(who->role, api_.method, api_.path)) {
+      return Reply::error(403, "forbidden",
+                          "token '" + who->name + "' may not " + api_.method + " " + api_.path);
+    }
+    api_.actor = who->name;  // the token's name is the actor, whatever headers say
+  } else if (const std::string* actor = in.header("X-Runledger-Actor")) {
+    if (actor->empty() || actor->size() > kActorBytesMax || !printable(*actor)) {
+      return Reply::error(422, "invalid_field",
+                          "header X-Runledger-Actor must be 1-128 printable characters",
+                          {{"field", "X-Runledger-Actor"}});
+    }
+    api_.actor = *actor;
+  }
+  if (const std::string* key = in.header("Idempotency-Key")) {
+    if (key->empty() || key->size() > kIdempotencyKeyBytesMax || !printable(*key)) {
+      return Reply::error(422, "invalid_field",
+                          "header Idempotency-Key must be 1-128 printable characters",
+                          {{"field", "Idempotency-Key"}});
+    }
+    api_.idempotency_key = *key;
+  }
+  if (const std::string* last = in.header("Last-Event-ID")) api_.last_event_id = *last;
+  return std::nullopt;
+}
+
+void Connection::dispatch() {
+  disarm();
+  ParsedRequest& in = parser_.request();
+  ++served_;
+  keep_alive_ = in.keep_alive && !refuse_ && served_ < ctx_.options.keep_alive_requests_max &&
+                !ctx_.stopping.load(std::memory_order_relaxed);
+  http10_ = in.version_minor == 0;
+  head_only_ = in.method == "HEAD";
+  if (refuse_) return send(Reply::error(503, "overloaded", "too many connections; retry later"));
+
+  api_ = ApiRequest{};
+  api_.method = head_only_ ? "GET" : in.method;
+  const size_t query_at = in.target.find('?');
+  api_.path = in.target.substr(0, query_at);
+  if (query_at != std::string::npos) {
+    api_.query = parse_query(std::string_view(in.target).substr(query_at + 1));
+  }
+  api_.body = std::move(in.body);
+  if (auto early = read_headers(in)) return send(std::move(*early));
+  if (api_.method == "GET" && api_.path == "/v1/events/live") return open_live_stream();
+
+  const Router::Route* route = nullptr;
+  switch (ctx_.router.route(api_, &route)) {
+    case Router::Match::kNoPath:
+      return send(Reply::error(404, "not_found", "no such route: " + api_.path));
+    case Router::Match::kNoMethod:
+      return send(
+          Reply::error(405, "method_not_allowed", api_.method + " is not allowed on " + api_.path));
+    case Router::Match::kFound:
+      break;
+  }
+  if (!route->may_block) return answer(run_handler(*route, api_));
+
+  ctx_.in_flight.add();
+  bool queued = ctx_.pool.post([self = shared_from_this(), route]() mutable {
+    ServerContext& ctx = self->ctx_;
+    Answer a = run_handler(*route, self->api_);
+    if (a.command) {
+      self->submit(std::move(*a.command));
+    } else {
+      auto* c = self.get();
+      asio::post(c->socket_.get_executor(),
+                 [self = std::move(self), r = std::move(*a.reply)]() { self->send(std::move(r)); });
+    }
+    // Last: a stop waits for this, and nothing here may touch the server after it.
+    ctx.in_flight.done();
+  });
+  if (!queued) {
+    ctx_.in_flight.done();
+    send(Reply::error(503, "overloaded", "too many requests are waiting; retry later"));
+  }
+}
+
+void Connection::answer(Answer a) {
+  if (a.command) return submit(std::move(*a.command));
+  send(std::move(*a.reply));
+}
+
+void Connection::submit(Request command) {
+  ctx_.in_flight.add();
+  ctx_.engine.submit(std::move(command), [self = shared_from_this()](Reply r) mutable {
+    // Runs on the engine's writer thread: hand the reply to the strand.
+    ServerContext& ctx = self->ctx_;
+    auto* c = self.get();
+    asio::post(c->socket_.get_executor(),
+               [self = std::move(self), r = std::move(r)]() mutable { self->send(std::move(r)); });
+    ctx.in_flight.done();
+  });
+}
+
+void Connection::send(Reply r) {
+  if (closed_) return;
+  body_ = std::move(r.body);
+  ResponseHead h;
+  h.status = r.status;
+  h.content_type = r.content_type;
+  h.body_bytes = body_.size();  // for HEAD too: the length a GET would send
+  h.keep_alive = keep_alive_;
+  h.http10 = http10_;
+  if (head_only_ || r.status == 204) body_.clear();
+  head_.clear();
+  append_response_head(head_, h);
+  arm(ctx_.options.write_timeout_ms);
+  std::array<asio::const_buffer, 2> buffers{asio::buffer(head_), asio::buffer(body_)};
+  asio::async_write(socket_, buffers, [self = shared_from_this()](error_code ec, size_t) {
+    if (ec) return self->close();
+    self->on_written();
+  });
+}
+
+void Connection::on_written() {
+  if (!keep_alive_) return close_gracefully();
+  parser_.reset();
+  continue_sent_ = false;
+  arm(ctx_.options.keep_alive_timeout_s * 1000);
+  if (begin_ < end_) return parse();  // a pipelined request is already here
+  read_more();
+}
+
+void Connection::open_live_stream() {
+  uint64_t after = 0;
+  if (auto refused = ctx_.live.open(api_, &after)) return send(std::move(*refused));
+  ctx_.in_flight.add();
+  bool queued = ctx_.pool.post([self = shared_from_this(), after]() mutable {
+    ServerContext& ctx = self->ctx_;
+    self->stream(after);
+    auto* c = self.get();
+    asio::post(c->socket_.get_executor(), [self = std::move(self)] { self->close_gracefully(); });
+    ctx.in_flight.done();
+  });
+  if (!queued) {
+    ctx_.live.abandon();
+    ctx_.in_flight.done();
+    send(Reply::error(503, "overloaded", "too many requests are waiting; retry later"));
+  }
+}
+
+void Connection::stream(uint64_t after) {
+  // On the blocking pool: the strand has nothing pending on this socket, so
+  // writing to it directly from here does not race the event loop.
+  const int fd = socket_.native_handle();
+  const int timeout_ms = ctx_.options.write_timeout_ms;
+  const std::string head =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+      "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+  if (!write_blocking(fd, head, timeout_ms)) {
+    ctx_.live.abandon();
+    return;
+  }
+  std::string chunk;
+  ctx_.live.run(after, [&](std::string_view text) {
+    char size[20];
+    int n = std::snprintf(size, sizeof size, "%zx\r\n", text.size());
+    chunk.assign(size, static_cast<size_t>(n));
+    chunk.append(text);
+    chunk += "\r\n";
+    return write_blocking(fd, chunk, timeout_ms);
+  });
+  write_blocking(fd, "0\r\n\r\n", timeout_ms);
+}
+
+void Connection::arm(int timeout_ms) {
+  const uint64_t generation = ++timer_generation_;
+  timer_.expires_after(std::chrono::milliseconds(timeout_ms));
+  timer_.async_wait([self = shared_from_this(), generation](error_code ec) {
+    if (ec || generation != self->timer_generation_) return;
+    self->close();
+  });
+}
+
+void Connection::disarm() {
+  ++timer_generation_;
+  timer_.cancel();
+}
+
+void Connection::close() {
+  if (closed_) return;
+  closed_ = true;
+  disarm();
+  error_code ec;
+  socket_.close(ec);
+}
+
+void Connection::close_gracefully() {
+  if (closed_) return;
+  error_code ec;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+  if (ec) return close();
+  arm(kLingerMs);
+  begin_ = end_ = 0;
+  drain();
+}
+
+void Connection::drain() {
+  socket_.async_read_some(asio::buffer(input_.get(), kInputBytes),
+                          [self = shared_from_this()](error_code ec, size_t) {
+                            if (ec || self->closed_) return self->close();
+                            self->drain();
+                          });
+}
+
+}  // namespace runledger::http

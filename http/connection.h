@@ -1,0 +1,92 @@
+// Connection: one client socket of the event-driven server. It reads a
+// request, answers it, and waits for the next one on the same socket
+// (keep-alive), one request at a time; bytes of a pipelined request wait in
+// its buffer until the reply before them was written.
+//
+// Where a request runs:
+//  - parsing, headers, routing, and the handlers of commands (which only
+//    check the body and build the command) run on the event loop; the
+//    command then goes to the engine, and the loop serves other sockets
+//    until the engine hands the durable reply back;
+//  - handlers that may wait (reads, scans) and live event streams run on
+//    the blocking pool.
+//
+// Deadlines: a request must arrive whole within the read timeout from its
+// first byte (a client sending a byte now and then cannot hold the socket
+// longer), an idle keep-alive socket is closed after the keep-alive timeout,
+// and each reply must be taken within the write timeout.
+//
+// Every member is used on the connection's strand only, except api_, which
+// the blocking pool uses while a handler runs there (the strand then leaves
+// it alone: no read is pending and the timer is off).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "http/request_parser.h"
+#include "http/server_context.h"
+
+namespace runledger::http {
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  // `refuse`: the server is at its connection limit; the request is read and
+  // answered 503, and the socket closed.
+  Connection(ServerContext& ctx, boost::asio::ip::tcp::socket socket, bool refuse);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  void start();
+
+ private:
+  void read_more();
+  void parse();
+  void dispatch();
+  std::optional<Reply> read_headers(const ParsedRequest& in);
+  void answer(Answer answer);
+  void submit(Request command);
+  void send(Reply reply);
+  void on_written();
+  void send_continue();
+  void open_live_stream();
+  void stream(uint64_t after);
+
+  void arm(int timeout_ms);
+  void disarm();
+  void close();
+  // Stops sending, then reads and drops what the client still sends for a
+  // moment before closing: a plain close with unread bytes resets the
+  // socket, and the client may lose the reply it has not read yet.
+  void close_gracefully();
+  void drain();
+
+  ServerContext& ctx_;
+  boost::asio::ip::tcp::socket socket_;
+  boost::asio::steady_timer timer_;
+  uint64_t timer_generation_ = 0;  // a timer that fires for an older arm() is ignored
+  const bool refuse_;
+  bool closed_ = false;
+
+  std::unique_ptr<char[]> input_;  // received bytes [begin_, end_) not parsed yet
+  size_t begin_ = 0;
+  size_t end_ = 0;
+  RequestParser parser_;
+  bool continue_sent_ = false;
+
+  ApiRequest api_;
+  size_t served_ = 0;
+  bool keep_alive_ = true;
+  bool http10_ = false;
+  bool head_only_ = false;  // HEAD: the reply's headers without its body
+  std::string head_;        // of the reply being written
+  std::string body_;        // of the reply being written
+};
+
+}  // namespace runledger::http

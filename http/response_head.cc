@@ -1,0 +1,94 @@
+#include "http/response_head.h"
+
+#include <charconv>
+
+namespace runledger::http {
+
+std::string_view reason_phrase(int status) {
+  switch (status) {
+    case 100:
+      return "Continue";
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 202:
+      return "Accepted";
+    case 204:
+      return "No Content";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Gone";
+    case 412:
+      return "Precondition Failed";
+    case 413:
+      return "Payload Too Large";
+    case 414:
+      return "URI Too Long";
+    case 422:
+      return "Unprocessable Entity";
+    case 423:
+      return "Locked";
+    case 429:
+      return "Too Many Requests";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 503:
+      return "Service Unavailable";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return "Unknown";
+  }
+}
+
+namespace {
+
+void append_number(std::string& out, size_t n) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
+  (void)ec;  // 24 digits hold any size_t
+  out.append(buf, end);
+}
+
+}  // namespace
+
+void append_response_head(std::string& out, const ResponseHead& h) {
+  out += "HTTP/1.1 ";
+  append_number(out, static_cast<size_t>(h.status));
+  out += ' ';
+  out += reason_phrase(h.status);
+  out += "\r\n";
+  if (h.status != 204) {
+    out += "Content-Type: ";
+    out += h.content_type;
+    out += "\r\nContent-Length: ";
+    append_number(out, h.body_bytes);
+    out += "\r\n";
+  }
+  if (!h.keep_alive) {
+    out += "Connection: close\r\n";
+  } else if (h.http10) {
+    out += "Connection: keep-alive\r\n";
+  }
+  out += "\r\n";
+}
+
+}  // namespace runledger::http

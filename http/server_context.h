@@ -1,0 +1,60 @@
+// ServerContext: what every connection of the server shares: the engine,
+// the routes, the limits, the pool for handlers that wait, and the count of
+// work in flight that a stop waits for.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+
+#include "engine/engine.h"
+#include "http/auth.h"
+#include "http/blocking_pool.h"
+#include "http/live_stream.h"
+#include "http/router.h"
+#include "http/server_options.h"
+
+namespace runledger::http {
+
+// Requests handed to the engine or the blocking pool and not answered yet.
+class InFlight {
+ public:
+  void add() {
+    std::lock_guard<std::mutex> lk(mu_);
+    ++count_;
+  }
+  void done() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (--count_ == 0) cv_.notify_all();
+  }
+  // True once nothing is in flight; false if `limit` passed first.
+  bool wait_idle(std::chrono::milliseconds limit) {
+    std::unique_lock<std::mutex> lk(mu_);
+    return cv_.wait_for(lk, limit, [this] { return count_ == 0; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t count_ = 0;  // GUARDED_BY(mu_)
+};
+
+struct ServerContext {
+  ServerContext(Engine& e, const ServerOptions& o, const Router& r, const Auth& a, LiveStreams& l,
+                BlockingPool& p)
+      : engine(e), options(o), router(r), auth(a), live(l), pool(p) {}
+
+  Engine& engine;
+  const ServerOptions& options;
+  const Router& router;
+  const Auth& auth;
+  LiveStreams& live;
+  BlockingPool& pool;
+  InFlight in_flight;
+  std::atomic<size_t> connections{0};
+  std::atomic<bool> stopping{false};
+};
+
+}  // namespace runledger::http

@@ -1,0 +1,34 @@
+// ServerOptions: the HTTP server's address and limits (http-api.md, Limits).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "http/routes.h"
+
+namespace runledger::http {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  // Threads of the event loop that reads requests and writes replies. One is
+  // enough to keep the engine busy on a small machine, and leaves its cores
+  // to the sequencer and the writer.
+  size_t loop_threads = 1;
+  // Threads that run the handlers which wait (reads, scans, live streams).
+  size_t threads = 128;
+  size_t queue_max = 1024;  // such requests waiting for a thread; beyond: 503
+  // Open connections served; beyond this a connection gets 503 and is
+  // closed, and far beyond it is closed at once.
+  size_t connections_max = 4096;
+  size_t body_limit_bytes = 1 << 20;
+  int read_timeout_ms = 5000;   // from the first byte of a request to its end
+  int write_timeout_ms = 5000;  // for each reply
+  int keep_alive_timeout_s = 5;
+  size_t keep_alive_requests_max = 100000;
+  size_t live_streams_max = 16;  // concurrent /v1/events/live readers
+  std::string auth_tokens_path;  // empty: no authentication (loopback only)
+  ApiOptions api;
+};
+
+}  // namespace runledger::http

@@ -1,0 +1,199 @@
+// The HTTP wire of a real runledgerd, below what an HTTP library lets a
+// client do: pipelined requests, HEAD, Expect: 100-continue, HTTP/1.0
+// keep-alive, a request that never finishes, and the refusals of requests
+// that cannot be read (414, 431, 501, 505), each in the API's error shape.
+#include <chrono>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/http/raw_connection.h"
+#include "tests/http/server_fixture.h"
+
+namespace runledger::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kReplyWait = 30s;
+// The server's read timeout is 5 s from a request's first byte; a close
+// must come well before this.
+constexpr auto kCloseWait = 20s;
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::string lowercase(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string post_head(const std::string& path, const std::string& body,
+                      const std::string& extra = "") {
+  return request_head("POST", path,
+                      "Content-Type: application/json\r\nContent-Length: " +
+                          std::to_string(body.size()) + "\r\n" + extra);
+}
+
+// Sends `request` on a fresh connection and returns the whole response.
+std::string exchange(int port, const std::string& request) {
+  RawConnection conn(port, deadline_in(kReplyWait));
+  EXPECT_TRUE(conn.connected());
+  EXPECT_TRUE(conn.send_all(request, deadline_in(kReplyWait)));
+  std::string response;
+  conn.read_response(&response, deadline_in(kReplyWait));
+  return response;
+}
+
+void expect_error(const std::string& response, int status, const std::string& code) {
+  EXPECT_EQ(status_of(response), status) << response;
+  auto body = nlohmann::json::parse(body_of(response), nullptr, false);
+  ASSERT_TRUE(body.is_object()) << response;
+  EXPECT_EQ(body.value("code", ""), code) << response;
+  EXPECT_FALSE(body.value("error", "").empty()) << response;
+}
+
+using WireTest = ServerTest;
+
+TEST_F(WireTest, PipelinedRequestsAreAnsweredInOrder) {
+  RawConnection conn(server().port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  const std::string job = R"({"id":"p1","kind":"k","target":"t"})";
+  // Three requests in one write: a command, a read of what it did, another read.
+  ASSERT_TRUE(conn.send_all(post_head("/v1/jobs", job) + job + request_head("GET", "/v1/jobs/p1") +
+                                request_head("GET", "/v1/jobs/nope"),
+                            deadline_in(kReplyWait)));
+  std::string all;
+  auto end = conn.read_until(&all, deadline_in(kReplyWait), [](const std::string& s) {
+    if (count_of(s, "HTTP/1.1 ") < 3) return false;
+    return response_complete(s.substr(s.rfind("HTTP/1.1 ")));
+  });
+  ASSERT_EQ(end, RawConnection::ReadEnd::kDone) << all;
+  size_t second = all.find("HTTP/1.1 ", 1);
+  size_t third = all.find("HTTP/1.1 ", second + 1);
+  EXPECT_EQ(status_of(all.substr(0, second)), 201) << all;
+  EXPECT_EQ(status_of(all.substr(second, third - second)), 200) << all;
+  EXPECT_NE(all.substr(second, third - second).find("\"QUEUED\""), std::string::npos) << all;
+  EXPECT_EQ(status_of(all.substr(third)), 404) << all;
+}
+
+TEST_F(WireTest, HeadSendsTheHeadersOfAGetWithoutItsBody) {
+  RawConnection conn(server().port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  ASSERT_TRUE(conn.send_all(request_head("HEAD", "/v1/health"), deadline_in(kReplyWait)));
+  std::string head;
+  ASSERT_EQ(
+      conn.read_until(&head, deadline_in(kReplyWait),
+                      [](const std::string& s) { return s.find("\r\n\r\n") != std::string::npos; }),
+      RawConnection::ReadEnd::kDone);
+  EXPECT_EQ(status_of(head), 200) << head;
+  EXPECT_NE(lowercase(head).find("content-length: "), std::string::npos) << head;
+  EXPECT_EQ(lowercase(head).find("content-length: 0\r"), std::string::npos) << head;
+  // No body followed: the next bytes on the socket are the next reply.
+  ASSERT_TRUE(conn.send_all(request_head("GET", "/v1/jobs/nope"), deadline_in(kReplyWait)));
+  std::string next;
+  ASSERT_EQ(conn.read_response(&next, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
+  std::string after_head = head.substr(head.find("\r\n\r\n") + 4) + next;
+  EXPECT_EQ(after_head.rfind("HTTP/1.1 404 ", 0), 0u) << after_head;
+}
+
+TEST_F(WireTest, ExpectContinueGetsAnInterimReplyBeforeTheBodyIsSent) {
+  RawConnection conn(server().port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  const std::string job = R"({"id":"c1","kind":"k","target":"t"})";
+  ASSERT_TRUE(conn.send_all(post_head("/v1/jobs", job, "Expect: 100-continue\r\n"),
+                            deadline_in(kReplyWait)));
+  std::string interim;
+  ASSERT_EQ(
+      conn.read_until(&interim, deadline_in(kReplyWait),
+                      [](const std::string& s) { return s.find("\r\n\r\n") != std::string::npos; }),
+      RawConnection::ReadEnd::kDone);
+  EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(conn.send_all(job, deadline_in(kReplyWait)));
+  std::string response;
+  ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
+  EXPECT_EQ(status_of(response), 201) << response;
+}
+
+TEST_F(WireTest, Http10KeepsTheConnectionOnlyWhenAsked) {
+  {
+    RawConnection conn(server().port(), deadline_in(kReplyWait));
+    ASSERT_TRUE(conn.connected());
+    ASSERT_TRUE(conn.send_all("GET /v1/health HTTP/1.0\r\n\r\n", deadline_in(kReplyWait)));
+    std::string response;
+    ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)),
+              RawConnection::ReadEnd::kDone);
+    EXPECT_EQ(status_of(response), 200) << response;
+    EXPECT_NE(lowercase(response).find("connection: close"), std::string::npos) << response;
+    std::string rest;
+    EXPECT_EQ(
+        conn.read_until(&rest, deadline_in(kCloseWait), [](const std::string&) { return false; }),
+        RawConnection::ReadEnd::kClosed);
+    EXPECT_EQ(rest, "");
+  }
+  RawConnection conn(server().port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(conn.send_all("GET /v1/health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+                              deadline_in(kReplyWait)));
+    std::string response;
+    ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone)
+        << "request " << i;
+    EXPECT_EQ(status_of(response), 200) << response;
+    EXPECT_NE(lowercase(response).find("connection: keep-alive"), std::string::npos) << response;
+  }
+}
+
+TEST_F(WireTest, ARequestThatNeverFinishesIsClosedAfterTheReadTimeout) {
+  RawConnection conn(server().port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(conn.send_all("GET /v1/health HTTP/1.1\r\nHost: x\r\n", deadline_in(kReplyWait)));
+  std::string received;
+  auto end =
+      conn.read_until(&received, deadline_in(kCloseWait), [](const std::string&) { return false; });
+  EXPECT_TRUE(end == RawConnection::ReadEnd::kClosed || end == RawConnection::ReadEnd::kReset)
+      << "still open after " << kCloseWait.count() << " s";
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 4s);  // not before the read timeout
+  EXPECT_TRUE(IsStatus(client().get("/v1/health"), 200));
+}
+
+TEST_F(WireTest, ATooLongRequestTargetIs414) {
+  expect_error(exchange(server().port(), request_head("GET", "/v1/jobs/" + std::string(9000, 'a'))),
+               414, "uri_too_long");
+}
+
+TEST_F(WireTest, TooManyHeaderBytesAre431) {
+  std::string headers;
+  for (int i = 0; i < 40; ++i)
+    headers += "X-Filler-" + std::to_string(i) + ": " + std::string(500, 'f') + "\r\n";
+  expect_error(exchange(server().port(), request_head("GET", "/v1/health", headers)), 431,
+               "headers_too_large");
+}
+
+TEST_F(WireTest, AnUnknownTransferCodingIs501) {
+  expect_error(exchange(server().port(),
+                        request_head("POST", "/v1/jobs", "Transfer-Encoding: gzip\r\n") + "x"),
+               501, "not_implemented");
+}
+
+TEST_F(WireTest, AnotherHttpVersionIs505) {
+  expect_error(exchange(server().port(), "GET /v1/health HTTP/2.0\r\n\r\n"), 505,
+               "http_version_not_supported");
+}
+
+TEST_F(WireTest, AMalformedRequestLineIs400AndNothingChanges) {
+  expect_error(exchange(server().port(), "POST /v1/jobs\r\n\r\n"), 400, "bad_request");
+  expect_error(exchange(server().port(), "GET /v1/health HTTP/1.1\r\nBad Header\r\n\r\n"), 400,
+               "bad_request");
+  auto health = client().get("/v1/health");
+  ASSERT_TRUE(IsStatus(health, 200));
+  EXPECT_EQ(health.json.value("last_seq", -1), 0) << health.body;
+}
+
+}  // namespace
+}  // namespace runledger::testing
