@@ -21,9 +21,12 @@ namespace {
 namespace asio = boost::asio;
 using boost::system::error_code;
 
-// Holds one incomplete line at most: the parser refuses a request line or a
-// header line longer than its limits (16 KiB) before this fills up.
-constexpr size_t kInputBytes = 32 * 1024;
+// The input buffer starts small, so thousands of idle keep-alive sockets
+// cost little, and doubles while an incomplete line fills it, up to the
+// most it must hold: one incomplete line, which the parser refuses before
+// it passes its limits (16 KiB).
+constexpr size_t kInputBytesFirst = 4 * 1024;
+constexpr size_t kInputBytesMax = 32 * 1024;
 constexpr size_t kActorBytesMax = 128;
 constexpr size_t kIdempotencyKeyBytesMax = 128;
 // How long a closing socket still takes (and drops) what its client sends.
@@ -103,7 +106,7 @@ Connection::Connection(ServerContext& ctx, asio::ip::tcp::socket socket, bool re
       socket_(std::move(socket)),
       timer_(socket_.get_executor()),
       refuse_(refuse),
-      input_(new char[kInputBytes]),
+      input_(kInputBytesFirst),
       parser_(limits_for(ctx.options)) {
   ctx_.connections.fetch_add(1, std::memory_order_relaxed);
 }
@@ -120,12 +123,15 @@ void Connection::start() {
 void Connection::read_more() {
   if (closed_) return;
   if (begin_ > 0) {
-    std::memmove(input_.get(), input_.get() + begin_, end_ - begin_);
+    std::memmove(input_.data(), input_.data() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == kInputBytes) return close();  // cannot happen within the parser's limits
-  socket_.async_read_some(asio::buffer(input_.get() + end_, kInputBytes - end_),
+  if (end_ == input_.size()) {
+    if (input_.size() == kInputBytesMax) return close();  // beyond the parser's limits
+    input_.resize(input_.size() * 2);
+  }
+  socket_.async_read_some(asio::buffer(input_.data() + end_, input_.size() - end_),
                           [self = shared_from_this()](error_code ec, size_t n) {
                             if (ec || self->closed_) return self->close();
                             self->end_ += n;
@@ -135,7 +141,7 @@ void Connection::read_more() {
 
 void Connection::parse() {
   const bool was_started = parser_.started();
-  begin_ += parser_.feed(input_.get() + begin_, end_ - begin_);
+  begin_ += parser_.feed(input_.data() + begin_, end_ - begin_);
   // The whole request must arrive within the read timeout of its first byte.
   if (!was_started && parser_.started()) arm(ctx_.options.read_timeout_ms);
   switch (parser_.state()) {
@@ -371,7 +377,7 @@ void Connection::close_gracefully() {
 }
 
 void Connection::drain() {
-  socket_.async_read_some(asio::buffer(input_.get(), kInputBytes),
+  socket_.async_read_some(asio::buffer(input_.data(), input_.size()),
                           [self = shared_from_this()](error_code ec, size_t) {
                             if (ec || self->closed_) return self->close();
                             self->drain();

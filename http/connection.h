@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -74,7 +75,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const bool refuse_;
   bool closed_ = false;
 
-  std::unique_ptr<char[]> input_;  // received bytes [begin_, end_) not parsed yet
+  std::vector<char> input_;  // received bytes [begin_, end_) not parsed yet
   size_t begin_ = 0;
   size_t end_ = 0;
   RequestParser parser_;

@@ -167,6 +167,15 @@ TEST_F(WireTest, ATooLongRequestTargetIs414) {
                414, "uri_too_long");
 }
 
+// A line longer than the server's first input buffer (4 KiB) but within the
+// limits is read whole: the buffer grows for it.
+TEST_F(WireTest, AHeaderLineOfTwelveKibibytesIsServed) {
+  const std::string response = exchange(
+      server().port(),
+      request_head("GET", "/v1/health", "X-Long: " + std::string(12 * 1024, 'l') + "\r\n"));
+  EXPECT_EQ(status_of(response), 200) << response;
+}
+
 TEST_F(WireTest, TooManyHeaderBytesAre431) {
   std::string headers;
   for (int i = 0; i < 40; ++i)
