@@ -1,5 +1,6 @@
-// ApiUnderTest: see api_under_test.h. The request path below follows
-// http/connection.cc step by step; keep the two in step.
+// ApiUnderTest: see api_under_test.h. The steps below the socket are the
+// server's own (http/request_entry.h), in the order http/connection.cc runs
+// them.
 #include "fuzz/api_under_test.h"
 
 #include <unistd.h>
@@ -9,15 +10,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "http/handler_support.h"
-#include "http/query_text.h"
+#include "http/request_entry.h"
 #include "http/routes.h"
 
 namespace runledger::fuzz {
 namespace {
-
-constexpr size_t kActorBytesMax = 128;           // as server.cc
-constexpr size_t kIdempotencyKeyBytesMax = 128;  // as server.cc
 
 [[noreturn]] void die(const std::string& what) {
   std::fprintf(stderr, "fuzz harness: %s\n", what.c_str());
@@ -29,13 +26,6 @@ std::string make_scratch_folder() {
   std::string pattern = base + "/runledger-fuzz-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) die("cannot create a scratch folder in " + base);
   return pattern;
-}
-
-bool printable(std::string_view s) {
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -76,74 +66,27 @@ std::optional<Outcome> ApiUnderTest::call(const RequestText& in) {
   Outcome outcome;
   http::ApiRequest a;
   a.method = in.method;
-  size_t query_at = in.target.find('?');
-  a.path = in.target.substr(0, query_at);
-  if (query_at != std::string::npos) {
-    a.query = http::parse_query(std::string_view(in.target).substr(query_at + 1));
-  }
+  http::read_target(in.target, a);
   if (in.body.size() > kBodyLimitBytes) {
     outcome.reply = Reply::error(413, "body_too_large", "the body is larger than the limit");
     return outcome;
   }
   a.body = in.body;
-  if (auto early = read_headers(in, a, outcome)) {
+  // Authentication is on for a request that carries a token, off otherwise.
+  const http::Auth* auth = in.header("Authorization") != nullptr ? &auth_ : nullptr;
+  if (auto early = http::read_api_headers(in.headers, auth, a, &outcome.role)) {
     outcome.reply = std::move(*early);
     return outcome;
   }
   if (a.method == "GET" && a.path == "/v1/events/live") return std::nullopt;
-  outcome.reply = route(a, outcome);
-  return outcome;
-}
-
-std::optional<Reply> ApiUnderTest::read_headers(const RequestText& in, http::ApiRequest& a,
-                                                Outcome& outcome) const {
-  if (const std::string* authorization = in.header("Authorization");
-      authorization != nullptr && a.path != "/v1/health") {
-    auto who = auth_.authenticate(*authorization);
-    if (!who) return Reply::error(401, "unauthorized", "a valid bearer token is required");
-    if (!http::allowed(who->role, a.method, a.path)) {
-      return Reply::error(403, "forbidden", "token '" + who->name + "' may not do this");
-    }
-    outcome.role = who->role;
-    a.actor = who->name;
-  } else if (const std::string* actor = in.header("X-Runledger-Actor")) {
-    if (actor->empty() || actor->size() > kActorBytesMax || !printable(*actor)) {
-      return Reply::error(422, "invalid_field", "bad X-Runledger-Actor",
-                          {{"field", "X-Runledger-Actor"}});
-    }
-    a.actor = *actor;
-  }
-  if (const std::string* key = in.header("Idempotency-Key")) {
-    if (key->empty() || key->size() > kIdempotencyKeyBytesMax || !printable(*key)) {
-      return Reply::error(422, "invalid_field", "bad Idempotency-Key",
-                          {{"field", "Idempotency-Key"}});
-    }
-    a.idempotency_key = *key;
-  }
-  if (const std::string* last = in.header("Last-Event-ID")) a.last_event_id = *last;
-  return std::nullopt;
-}
-
-Reply ApiUnderTest::route(http::ApiRequest& a, Outcome& outcome) const {
-  const http::Router::Route* found = nullptr;
-  switch (router_.route(a, &found)) {
-    case http::Router::Match::kNoPath:
-      return Reply::error(404, "not_found", "no such route: " + a.path);
-    case http::Router::Match::kNoMethod:
-      return Reply::error(405, "method_not_allowed", a.method + " is not allowed");
-    case http::Router::Match::kFound:
-      break;
+  const http::Router::Route* route = nullptr;
+  if (auto refused = http::find_route(router_, a, &route)) {
+    outcome.reply = std::move(*refused);
+    return outcome;
   }
   outcome.routed = true;
-  try {
-    return http::settle(*engine_, found->handler(a));
-  } catch (const http::ApiError& e) {
-    return http::api_error_reply(e);
-  } catch (const http::FieldError& e) {
-    return http::field_error_reply(e);
-  } catch (const std::exception& e) {
-    return Reply::error(500, "internal_error", std::string("the request failed: ") + e.what());
-  }
+  outcome.reply = http::settle(*engine_, http::run_handler(*route, a));
+  return outcome;
 }
 
 }  // namespace runledger::fuzz

@@ -1,11 +1,11 @@
 // ApiUnderTest: the HTTP API without sockets, for the fuzzer and the corpus
 // generator. A real Engine on a RocksDB store in a scratch folder (on tmpfs
 // when there is one: fsync is then free), the real route tables, and the
-// request path of http/connection.cc (Connection::dispatch and
-// read_headers) restated here, because the server offers no entry point
-// below the socket: query parsing (http/query_text.h), the body limit, the Authorization /
-// X-Runledger-Actor / Idempotency-Key headers, routing (404/405), and the
-// mapping of ApiError / FieldError / other exceptions to replies.
+// server's own steps below the socket (http/request_entry.h): the target,
+// the Authorization / X-Runledger-Actor / Idempotency-Key headers, routing
+// (404/405), and the mapping of ApiError / FieldError / other exceptions to
+// replies. Only the body limit is restated: the server's parser enforces it
+// on the wire, and this harness has no wire (fuzz_request_parser covers it).
 //
 // Authentication is on for a request that carries an Authorization header
 // and off for one that does not, so one engine exercises both paths; the
@@ -60,10 +60,6 @@ class ApiUnderTest {
   ManualClock& clock() { return clock_; }
 
  private:
-  std::optional<Reply> read_headers(const RequestText& in, http::ApiRequest& a,
-                                    Outcome& outcome) const;
-  Reply route(http::ApiRequest& a, Outcome& outcome) const;
-
   std::string folder_;
   ManualClock clock_;
   std::unique_ptr<Engine> engine_;

@@ -11,8 +11,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
-#include "http/handler_support.h"
-#include "http/query_text.h"
+#include "http/request_entry.h"
 #include "http/response_head.h"
 
 namespace runledger::http {
@@ -27,8 +26,6 @@ using boost::system::error_code;
 // it passes its limits (16 KiB).
 constexpr size_t kInputBytesFirst = 4 * 1024;
 constexpr size_t kInputBytesMax = 32 * 1024;
-constexpr size_t kActorBytesMax = 128;
-constexpr size_t kIdempotencyKeyBytesMax = 128;
 // How long a closing socket still takes (and drops) what its client sends.
 constexpr int kLingerMs = 2000;
 
@@ -36,13 +33,6 @@ ParserLimits limits_for(const ServerOptions& o) {
   ParserLimits l;
   l.body_bytes_max = o.body_limit_bytes;
   return l;
-}
-
-bool printable(std::string_view s) {
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e) return false;
-  }
-  return true;
 }
 
 // The reply to a request that could not be read, in the API's error shape.
@@ -62,19 +52,6 @@ Reply unreadable_reply(const RequestParser& p, size_t body_limit) {
       return Reply::error(505, "http_version_not_supported", p.error_message());
     default:
       return Reply::error(400, "bad_request", p.error_message());
-  }
-}
-
-// Runs a handler, turning what it throws into replies.
-Answer run_handler(const Router::Route& route, ApiRequest& a) {
-  try {
-    return route.handler(a);
-  } catch (const ApiError& e) {
-    return api_error_reply(e);
-  } catch (const FieldError& e) {
-    return field_error_reply(e);
-  } catch (const std::exception& e) {
-    return Reply::error(500, "internal_error", std::string("the request failed: ") + e.what());
   }
 }
 
@@ -170,39 +147,6 @@ void Connection::send_continue() {
                     });
 }
 
-std::optional<Reply> Connection::read_headers(const ParsedRequest& in) {
-  if (ctx_.auth.enabled() && api_.path != "/v1/health") {
-    const std::string* authorization = in.header("Authorization");
-    auto who = ctx_.auth.authenticate(authorization != nullptr ? *authorization : "");
-    if (!who) {
-      return Reply::error(401, "unauthorized",
-                          "a valid bearer token is required (Authorization: Bearer <token>)");
-    }
-    if (!allowed(who->role, api_.method, api_.path)) {
-      return Reply::error(403, "forbidden",
-                          "token '" + who->name + "' may not " + api_.method + " " + api_.path);
-    }
-    api_.actor = who->name;  // the token's name is the actor, whatever headers say
-  } else if (const std::string* actor = in.header("X-Runledger-Actor")) {
-    if (actor->empty() || actor->size() > kActorBytesMax || !printable(*actor)) {
-      return Reply::error(422, "invalid_field",
-                          "header X-Runledger-Actor must be 1-128 printable characters",
-                          {{"field", "X-Runledger-Actor"}});
-    }
-    api_.actor = *actor;
-  }
-  if (const std::string* key = in.header("Idempotency-Key")) {
-    if (key->empty() || key->size() > kIdempotencyKeyBytesMax || !printable(*key)) {
-      return Reply::error(422, "invalid_field",
-                          "header Idempotency-Key must be 1-128 printable characters",
-                          {{"field", "Idempotency-Key"}});
-    }
-    api_.idempotency_key = *key;
-  }
-  if (const std::string* last = in.header("Last-Event-ID")) api_.last_event_id = *last;
-  return std::nullopt;
-}
-
 void Connection::dispatch() {
   disarm();
   ParsedRequest& in = parser_.request();
@@ -215,25 +159,15 @@ void Connection::dispatch() {
 
   api_ = ApiRequest{};
   api_.method = head_only_ ? "GET" : in.method;
-  const size_t query_at = in.target.find('?');
-  api_.path = in.target.substr(0, query_at);
-  if (query_at != std::string::npos) {
-    api_.query = parse_query(std::string_view(in.target).substr(query_at + 1));
-  }
+  read_target(in.target, api_);
   api_.body = std::move(in.body);
-  if (auto early = read_headers(in)) return send(std::move(*early));
+  if (auto early = read_api_headers(in.headers, ctx_.auth.enabled() ? &ctx_.auth : nullptr, api_)) {
+    return send(std::move(*early));
+  }
   if (api_.method == "GET" && api_.path == "/v1/events/live") return open_live_stream();
 
   const Router::Route* route = nullptr;
-  switch (ctx_.router.route(api_, &route)) {
-    case Router::Match::kNoPath:
-      return send(Reply::error(404, "not_found", "no such route: " + api_.path));
-    case Router::Match::kNoMethod:
-      return send(
-          Reply::error(405, "method_not_allowed", api_.method + " is not allowed on " + api_.path));
-    case Router::Match::kFound:
-      break;
-  }
+  if (auto refused = find_route(ctx_.router, api_, &route)) return send(std::move(*refused));
   if (!route->may_block) return answer(run_handler(*route, api_));
 
   ctx_.in_flight.add();

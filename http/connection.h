@@ -50,7 +50,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void read_more();
   void parse();
   void dispatch();
-  std::optional<Reply> read_headers(const ParsedRequest& in);
   void answer(Answer answer);
   void submit(Request command);
   void send(Reply reply);

@@ -1,0 +1,104 @@
+#include "http/request_entry.h"
+
+#include <cctype>
+
+#include "http/handler_support.h"
+#include "http/query_text.h"
+
+namespace runledger::http {
+namespace {
+
+bool printable(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e) return false;
+  }
+  return true;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+const std::string* find_header(const HeaderList& headers, std::string_view name) {
+  for (const auto& [k, v] : headers) {
+    if (iequals(k, name)) return &v;
+  }
+  return nullptr;
+}
+
+void read_target(std::string_view target, ApiRequest& a) {
+  const size_t query_at = target.find('?');
+  a.path = target.substr(0, query_at);
+  a.query.clear();
+  if (query_at != std::string_view::npos) a.query = parse_query(target.substr(query_at + 1));
+}
+
+std::optional<Reply> read_api_headers(const HeaderList& headers, const Auth* auth, ApiRequest& a,
+                                      std::optional<Role>* role) {
+  if (auth != nullptr && a.path != "/v1/health") {
+    const std::string* authorization = find_header(headers, "Authorization");
+    auto who = auth->authenticate(authorization != nullptr ? *authorization : "");
+    if (!who) {
+      return Reply::error(401, "unauthorized",
+                          "a valid bearer token is required (Authorization: Bearer <token>)");
+    }
+    if (!allowed(who->role, a.method, a.path)) {
+      return Reply::error(403, "forbidden",
+                          "token '" + who->name + "' may not " + a.method + " " + a.path);
+    }
+    if (role != nullptr) *role = who->role;
+    a.actor = who->name;  // the token's name is the actor, whatever headers say
+  } else if (const std::string* actor = find_header(headers, "X-Runledger-Actor")) {
+    if (actor->empty() || actor->size() > kActorBytesMax || !printable(*actor)) {
+      return Reply::error(422, "invalid_field",
+                          "header X-Runledger-Actor must be 1-128 printable characters",
+                          {{"field", "X-Runledger-Actor"}});
+    }
+    a.actor = *actor;
+  }
+  if (const std::string* key = find_header(headers, "Idempotency-Key")) {
+    if (key->empty() || key->size() > kIdempotencyKeyBytesMax || !printable(*key)) {
+      return Reply::error(422, "invalid_field",
+                          "header Idempotency-Key must be 1-128 printable characters",
+                          {{"field", "Idempotency-Key"}});
+    }
+    a.idempotency_key = *key;
+  }
+  if (const std::string* last = find_header(headers, "Last-Event-ID")) a.last_event_id = *last;
+  return std::nullopt;
+}
+
+std::optional<Reply> find_route(const Router& router, ApiRequest& a, const Router::Route** route) {
+  switch (router.route(a, route)) {
+    case Router::Match::kNoPath:
+      return Reply::error(404, "not_found", "no such route: " + a.path);
+    case Router::Match::kNoMethod:
+      return Reply::error(405, "method_not_allowed", a.method + " is not allowed on " + a.path);
+    case Router::Match::kFound:
+      break;
+  }
+  return std::nullopt;
+}
+
+Answer run_handler(const Router::Route& route, ApiRequest& a) {
+  try {
+    return route.handler(a);
+  } catch (const ApiError& e) {
+    return api_error_reply(e);
+  } catch (const FieldError& e) {
+    return field_error_reply(e);
+  } catch (const std::exception& e) {
+    return Reply::error(500, "internal_error", std::string("the request failed: ") + e.what());
+  }
+}
+
+}  // namespace runledger::http
