@@ -4,6 +4,7 @@
 // that cannot be read (414, 431, 501, 505), each in the API's error shape.
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -159,6 +160,25 @@ TEST_F(WireTest, ARequestThatNeverFinishesIsClosedAfterTheReadTimeout) {
   EXPECT_TRUE(end == RawConnection::ReadEnd::kClosed || end == RawConnection::ReadEnd::kReset)
       << "still open after " << kCloseWait.count() << " s";
   EXPECT_GE(std::chrono::steady_clock::now() - start, 4s);  // not before the read timeout
+  EXPECT_TRUE(IsStatus(client().get("/v1/health"), 200));
+}
+
+// The reply of a command whose client hung up finds its socket gone; the
+// command still happened, and the server goes on serving.
+TEST_F(WireTest, AClientThatHangsUpBeforeItsReplyLeavesTheServerServing) {
+  const std::string job = R"({"id":"gone","kind":"k","target":"t"})";
+  for (int i = 0; i < 20; ++i) {
+    RawConnection conn(server().port(), deadline_in(kReplyWait));
+    ASSERT_TRUE(conn.connected());
+    const std::string body = i == 0 ? job : R"({"kind":"k","target":"t"})";
+    ASSERT_TRUE(conn.send_all(post_head("/v1/jobs", body) + body, deadline_in(kReplyWait)));
+  }  // each connection closes here, its reply not read
+  auto gone = client().get("/v1/jobs/gone");
+  for (int tries = 0; tries < 100 && gone.status == 404; ++tries) {
+    std::this_thread::sleep_for(50ms);  // the engine may not have answered it yet
+    gone = client().get("/v1/jobs/gone");
+  }
+  EXPECT_TRUE(IsStatus(gone, 200));
   EXPECT_TRUE(IsStatus(client().get("/v1/health"), 200));
 }
 
