@@ -164,7 +164,11 @@ void Connection::dispatch() {
   if (auto early = read_api_headers(in.headers, ctx_.auth.enabled() ? &ctx_.auth : nullptr, api_)) {
     return send(std::move(*early));
   }
-  if (api_.method == "GET" && api_.path == "/v1/events/live") return open_live_stream();
+  if (api_.method == "GET" && api_.path == "/v1/events/live") {
+    // HEAD learns that the stream is there without opening one.
+    if (head_only_) return send(Reply{200, "", "text/event-stream"});
+    return open_live_stream();
+  }
 
   const Router::Route* route = nullptr;
   if (auto refused = find_route(ctx_.router, api_, &route)) return send(std::move(*refused));
@@ -179,7 +183,9 @@ void Connection::dispatch() {
     } else {
       auto* c = self.get();
       asio::post(c->socket_.get_executor(),
-                 [self = std::move(self), r = std::move(*a.reply)]() { self->send(std::move(r)); });
+                 [self = std::move(self), r = std::move(*a.reply)]() mutable {
+                   self->send(std::move(r));
+                 });
     }
     // Last: a stop waits for this, and nothing here may touch the server after it.
     ctx.in_flight.done();

@@ -102,6 +102,25 @@ TEST_F(WireTest, HeadSendsTheHeadersOfAGetWithoutItsBody) {
   EXPECT_EQ(after_head.rfind("HTTP/1.1 404 ", 0), 0u) << after_head;
 }
 
+TEST_F(WireTest, HeadOfTheLiveStreamOpensNoStream) {
+  RawConnection conn(server().port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  ASSERT_TRUE(conn.send_all(request_head("HEAD", "/v1/events/live"), deadline_in(kReplyWait)));
+  std::string head;
+  ASSERT_EQ(
+      conn.read_until(&head, deadline_in(kReplyWait),
+                      [](const std::string& s) { return s.find("\r\n\r\n") != std::string::npos; }),
+      RawConnection::ReadEnd::kDone);
+  EXPECT_EQ(status_of(head), 200) << head;
+  EXPECT_NE(lowercase(head).find("content-type: text/event-stream"), std::string::npos) << head;
+  // The connection is free for the next request at once: no stream holds it.
+  ASSERT_TRUE(conn.send_all(request_head("GET", "/v1/health"), deadline_in(kReplyWait)));
+  std::string next;
+  ASSERT_EQ(conn.read_response(&next, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
+  std::string after_head = head.substr(head.find("\r\n\r\n") + 4) + next;
+  EXPECT_EQ(after_head.rfind("HTTP/1.1 200 ", 0), 0u) << after_head;
+}
+
 TEST_F(WireTest, ExpectContinueGetsAnInterimReplyBeforeTheBodyIsSent) {
   RawConnection conn(server().port(), deadline_in(kReplyWait));
   ASSERT_TRUE(conn.connected());
