@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -32,14 +33,25 @@ constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
 // How long a stop waits for replies in flight.
 constexpr auto kStopWait = std::chrono::seconds(10);
 
-// Every connection holds a file descriptor: lift the soft limit to the
-// hard one, so connections_max is reachable.
-void raise_open_files_limit() {
+// File descriptors kept for everything but connections (the store's files,
+// the log, the listening socket).
+constexpr size_t kFilesReserved = 256;
+
+// Every connection holds a file descriptor: lifts the soft limit to the hard
+// one, and returns how many connections fit under it (answered or refused
+// with 503), so that the connections beyond are never accepted only to wait
+// for a descriptor.
+size_t connections_that_fit(size_t wanted) {
   rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return wanted;
+  if (lim.rlim_cur < lim.rlim_max) {
     lim.rlim_cur = lim.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &lim);
+    if (setrlimit(RLIMIT_NOFILE, &lim) != 0) getrlimit(RLIMIT_NOFILE, &lim);
   }
+  if (lim.rlim_cur == RLIM_INFINITY) return wanted;
+  const size_t files = static_cast<size_t>(lim.rlim_cur);
+  const size_t room = files > 2 * kFilesReserved ? files - kFilesReserved : files / 2;
+  return std::min(wanted, room);
 }
 
 }  // namespace
@@ -60,6 +72,10 @@ struct Server::Impl {
   // Keeps the loop running when no socket is open, until stop() ends it:
   // the replies still in flight then have a loop to be written on.
   asio::executor_work_guard<asio::io_context::executor_type> keep_running{io.get_executor()};
+  // Connections served at once, the last `refused_room` of them only to be
+  // answered 503 (set by bind() from the open files limit).
+  size_t connections_fit = 0;
+  size_t refused_room = 0;
   std::atomic<bool> serving{false};
   std::atomic<bool> stopped{false};
 
@@ -92,8 +108,8 @@ void Server::Impl::accept() {
       return;
     }
     const size_t open = ctx.connections.load(std::memory_order_relaxed);
-    if (open < options.connections_max + kRefusedConnectionsMax) {
-      const bool refuse = open >= options.connections_max;
+    if (open < connections_fit) {
+      const bool refuse = open + refused_room >= connections_fit;
       std::make_shared<Connection>(ctx, std::move(socket), refuse)->start();
     }  // else: the socket closes as it goes out of scope
     accept();
@@ -114,7 +130,8 @@ Status Server::bind() {
     Status st = impl_->auth.load(o.auth_tokens_path);
     if (!st.ok()) return st;
   }
-  raise_open_files_limit();
+  impl_->connections_fit = connections_that_fit(o.connections_max + kRefusedConnectionsMax);
+  impl_->refused_room = std::min(kRefusedConnectionsMax, impl_->connections_fit / 8);
   const std::string where = o.host + ":" + std::to_string(o.port);
   error_code ec;
   tcp::resolver resolver(impl_->io);

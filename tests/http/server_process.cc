@@ -66,10 +66,14 @@ int exit_code_of(int status) {
 
 }  // namespace
 
-ServerProcess::ServerProcess(std::string data, std::vector<std::string> flags, int port)
+ServerProcess::ServerProcess(std::string data, std::vector<std::string> flags, int port,
+                             std::vector<std::string> launcher)
     : data_(std::move(data)), port_(port == 0 ? free_port() : port) {
-  std::vector<std::string> argv = {bin_path("runledgerd"), "--listen",
-                                   "127.0.0.1:" + std::to_string(port_), "--data", data_};
+  std::vector<std::string> argv = std::move(launcher);
+  for (std::string arg : {bin_path("runledgerd"), std::string("--listen"),
+                          "127.0.0.1:" + std::to_string(port_), std::string("--data"), data_}) {
+    argv.push_back(std::move(arg));
+  }
   argv.insert(argv.end(), flags.begin(), flags.end());
   pid_ = spawn(std::move(argv), logs_.path() + "/out", logs_.path() + "/err");
 }

@@ -24,8 +24,11 @@ class ServerProcess {
   static constexpr std::chrono::seconds kStopWait{30};
 
   // Starts `runledgerd --listen 127.0.0.1:<port> --data <data> <flags...>`;
-  // `port` 0 picks a free one. Does not wait for it to serve.
-  explicit ServerProcess(std::string data, std::vector<std::string> flags = {}, int port = 0);
+  // `port` 0 picks a free one. Does not wait for it to serve. `launcher`, when
+  // given, runs it (e.g. {"/usr/bin/prlimit", "--nofile=512"}); it must exec
+  // runledgerd in its own process, so that signals reach the server.
+  explicit ServerProcess(std::string data, std::vector<std::string> flags = {}, int port = 0,
+                         std::vector<std::string> launcher = {});
   // Kills (SIGKILL) a server still running, so a failed test leaks nothing.
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;

@@ -3,6 +3,8 @@
 // says why it cannot start; idle keep-alive connections and slow clients do
 // not keep others waiting; a burst of connections is answered or refused
 // cleanly. Counts and durations are bounded, on loopback only.
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -146,17 +148,21 @@ TEST_F(SocketTest, SlowClientsSendingOneHeaderByteEveryTwoSecondsDoNotDelayOther
   EXPECT_LT(Clock::now() - start, kAnswerBound);
 }
 
-// Each of 500 connections, started at once, either gets a whole HTTP reply
-// (200, or 503 when the server sheds load) or is refused or closed without a
-// byte; none is left hanging, and the server serves normally afterwards.
-TEST_F(SocketTest, BurstOf500ConnectionsIsAnsweredOrRefusedCleanly) {
+struct BurstCounts {
+  size_t answered = 0;  // a whole reply: 200, or 503 when the server sheds load
+  size_t shed = 0;      // of those, 503
+  size_t refused = 0;   // refused at connect, or closed without a byte
+  size_t hung = 0;      // connected and sent, then neither a reply nor a close
+};
+
+// Starts `count` connections at once, each sending one request, and sorts
+// what became of them.
+BurstCounts burst_of(int port, size_t count) {
   std::vector<std::unique_ptr<RawConnection>> burst;
-  for (size_t i = 0; i < kBurstConnections; ++i) {
-    burst.push_back(std::make_unique<RawConnection>(server().port()));
-  }
+  for (size_t i = 0; i < count; ++i) burst.push_back(std::make_unique<RawConnection>(port));
   const Deadline deadline = deadline_in(kBurstWait);
   const std::string request = request_head("GET", "/v1/health", "Connection: close\r\n");
-  size_t answered = 0, refused = 0, hung = 0;
+  BurstCounts c;
   std::vector<bool> sent(burst.size(), false);
   for (size_t i = 0; i < burst.size(); ++i) {
     if (burst[i]->wait_connected(deadline)) sent[i] = burst[i]->send_all(request, deadline);
@@ -167,36 +173,70 @@ TEST_F(SocketTest, BurstOf500ConnectionsIsAnsweredOrRefusedCleanly) {
       // Refused at connect, or reset while sending; a connect still pending
       // at the deadline is a hang.
       bool refused_cleanly = burst[i]->connected() || burst[i]->connect_errno() != 0;
-      (refused_cleanly ? refused : hung) += 1;
+      (refused_cleanly ? c.refused : c.hung) += 1;
       continue;
     }
     std::string response;
     auto end = burst[i]->read_response(&response, deadline);
     if (end == RawConnection::ReadEnd::kTimeout) {
-      ++hung;  // connected and sent, then neither an answer nor a close
+      ++c.hung;
     } else if (end == RawConnection::ReadEnd::kDone) {
       int status = status_of(response);
       EXPECT_TRUE(status == 200 || status == 503) << response;
-      ++answered;
+      ++c.answered;
+      if (status == 503) ++c.shed;
     } else {
       EXPECT_TRUE(response.empty()) << "a reply cut short: " << response;
-      ++refused;
+      ++c.refused;
     }
   }
-  burst.clear();
-  RecordProperty("answered", static_cast<int>(answered));
-  RecordProperty("refused", static_cast<int>(refused));
-  EXPECT_EQ(hung, 0u) << hung << " of " << kBurstConnections
-                      << " connections were left hanging (answered " << answered << ", refused "
-                      << refused << "): connected with the request sent, then neither a reply "
-                      << "nor a close within the deadline";
-  EXPECT_EQ(answered + refused + hung, kBurstConnections);
-  EXPECT_GT(answered, 0u);
+  return c;
+}
+
+void expect_clean(const BurstCounts& c, size_t count) {
+  EXPECT_EQ(c.hung, 0u) << c.hung << " of " << count << " connections were left hanging (answered "
+                        << c.answered << ", refused " << c.refused
+                        << "): connected with the request sent, "
+                        << "then neither a reply nor a close within the deadline";
+  EXPECT_EQ(c.answered + c.refused + c.hung, count);
+  EXPECT_GT(c.answered, 0u);
+}
+
+// Each of 500 connections, started at once, either gets a whole HTTP reply
+// (200, or 503 when the server sheds load) or is refused or closed without a
+// byte; none is left hanging, and the server serves normally afterwards.
+TEST_F(SocketTest, BurstOf500ConnectionsIsAnsweredOrRefusedCleanly) {
+  BurstCounts c = burst_of(server().port(), kBurstConnections);
+  RecordProperty("answered", static_cast<int>(c.answered));
+  RecordProperty("refused", static_cast<int>(c.refused));
+  expect_clean(c, kBurstConnections);
 
   int status = 0;
   auto took = timed_health(server().port(), &status);
   EXPECT_EQ(status, 200);
   EXPECT_LT(took, kAnswerBound);
+}
+
+// With few file descriptors (512) the server serves what fits beside its
+// store's files, answers 503 to the next ones and closes the rest at once:
+// no connection waits in the listen queue for a descriptor.
+TEST(SocketLimitTest, WithFewFileDescriptorsABurstIsShedCleanly) {
+  constexpr const char* kPrlimit = "/usr/bin/prlimit";
+  ASSERT_EQ(access(kPrlimit, X_OK), 0) << kPrlimit << " (util-linux, essential on Debian)";
+  TempDir data;
+  ServerProcess server(data.path(), {}, 0, {kPrlimit, "--nofile=512:512"});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  BurstCounts c = burst_of(server.port(), kBurstConnections);
+  RecordProperty("answered", static_cast<int>(c.answered));
+  RecordProperty("shed", static_cast<int>(c.shed));
+  RecordProperty("refused", static_cast<int>(c.refused));
+  expect_clean(c, kBurstConnections);
+  // 512 descriptors cannot hold 500 connections beside the store's files.
+  EXPECT_GT(c.shed + c.refused, 0u);
+
+  ApiClient client(server.port());
+  EXPECT_TRUE(IsStatus(client.get("/v1/health"), 200));
+  EXPECT_EQ(server.terminate(), 0) << server.log();
 }
 
 // A request refused on its headers alone (here a malformed Idempotency-Key)
