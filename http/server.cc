@@ -64,8 +64,8 @@ struct Server::Impl {
   LiveStreams live;
   BlockingPool pool;
   ServerContext ctx;
-  // Last: destroyed first, with the connections its handlers still hold,
-  // while everything they point to is alive.
+  // The loop and what lives on it are destroyed before the members above:
+  // the connections its handlers still hold point to them.
   asio::io_context io;
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_retry{io};
