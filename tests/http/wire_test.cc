@@ -40,6 +40,13 @@ std::string post_head(const std::string& path, const std::string& body,
                           std::to_string(body.size()) + "\r\n" + extra);
 }
 
+// Reads until the end of a response's headers (an interim 100 included).
+RawConnection::ReadEnd read_head(RawConnection& conn, std::string* received) {
+  return conn.read_until(received, deadline_in(kReplyWait), [](const std::string& s) {
+    return s.find("\r\n\r\n") != std::string::npos;
+  });
+}
+
 // Sends `request` on a fresh connection and returns the whole response.
 std::string exchange(int port, const std::string& request) {
   RawConnection conn(port, deadline_in(kReplyWait));
@@ -82,43 +89,45 @@ TEST_F(WireTest, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_EQ(status_of(all.substr(third)), 404) << all;
 }
 
-TEST_F(WireTest, HeadSendsTheHeadersOfAGetWithoutItsBody) {
-  RawConnection conn(server().port(), deadline_in(kReplyWait));
-  ASSERT_TRUE(conn.connected());
-  ASSERT_TRUE(conn.send_all(request_head("HEAD", "/v1/health"), deadline_in(kReplyWait)));
+// What a connection carried for a HEAD followed by a GET: the HEAD's status
+// line and headers, and every byte after them (a body the HEAD should not
+// have had would stand before the GET's reply).
+struct HeadThenGet {
   std::string head;
-  ASSERT_EQ(
-      conn.read_until(&head, deadline_in(kReplyWait),
-                      [](const std::string& s) { return s.find("\r\n\r\n") != std::string::npos; }),
-      RawConnection::ReadEnd::kDone);
-  EXPECT_EQ(status_of(head), 200) << head;
-  EXPECT_NE(lowercase(head).find("content-length: "), std::string::npos) << head;
-  EXPECT_EQ(lowercase(head).find("content-length: 0\r"), std::string::npos) << head;
-  // No body followed: the next bytes on the socket are the next reply.
-  ASSERT_TRUE(conn.send_all(request_head("GET", "/v1/jobs/nope"), deadline_in(kReplyWait)));
+  std::string after;
+};
+
+HeadThenGet head_then_get(int port, const std::string& head_path, const std::string& get_path) {
+  HeadThenGet out;
+  RawConnection conn(port, deadline_in(kReplyWait));
+  EXPECT_TRUE(conn.connected());
+  EXPECT_TRUE(conn.send_all(request_head("HEAD", head_path), deadline_in(kReplyWait)));
+  EXPECT_EQ(read_head(conn, &out.head), RawConnection::ReadEnd::kDone);
+  const size_t end = out.head.find("\r\n\r\n");
+  if (end == std::string::npos) return out;
+  out.after = out.head.substr(end + 4);
+  out.head.resize(end + 4);
+  EXPECT_TRUE(conn.send_all(request_head("GET", get_path), deadline_in(kReplyWait)));
   std::string next;
-  ASSERT_EQ(conn.read_response(&next, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
-  std::string after_head = head.substr(head.find("\r\n\r\n") + 4) + next;
-  EXPECT_EQ(after_head.rfind("HTTP/1.1 404 ", 0), 0u) << after_head;
+  EXPECT_EQ(conn.read_response(&next, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
+  out.after += next;
+  return out;
+}
+
+TEST_F(WireTest, HeadSendsTheHeadersOfAGetWithoutItsBody) {
+  HeadThenGet r = head_then_get(server().port(), "/v1/health", "/v1/jobs/nope");
+  EXPECT_EQ(status_of(r.head), 200) << r.head;
+  EXPECT_NE(lowercase(r.head).find("content-length: "), std::string::npos) << r.head;
+  EXPECT_EQ(lowercase(r.head).find("content-length: 0\r"), std::string::npos) << r.head;
+  EXPECT_EQ(r.after.rfind("HTTP/1.1 404 ", 0), 0u) << r.after;
 }
 
 TEST_F(WireTest, HeadOfTheLiveStreamOpensNoStream) {
-  RawConnection conn(server().port(), deadline_in(kReplyWait));
-  ASSERT_TRUE(conn.connected());
-  ASSERT_TRUE(conn.send_all(request_head("HEAD", "/v1/events/live"), deadline_in(kReplyWait)));
-  std::string head;
-  ASSERT_EQ(
-      conn.read_until(&head, deadline_in(kReplyWait),
-                      [](const std::string& s) { return s.find("\r\n\r\n") != std::string::npos; }),
-      RawConnection::ReadEnd::kDone);
-  EXPECT_EQ(status_of(head), 200) << head;
-  EXPECT_NE(lowercase(head).find("content-type: text/event-stream"), std::string::npos) << head;
+  HeadThenGet r = head_then_get(server().port(), "/v1/events/live", "/v1/health");
+  EXPECT_EQ(status_of(r.head), 200) << r.head;
+  EXPECT_NE(lowercase(r.head).find("content-type: text/event-stream"), std::string::npos) << r.head;
   // The connection is free for the next request at once: no stream holds it.
-  ASSERT_TRUE(conn.send_all(request_head("GET", "/v1/health"), deadline_in(kReplyWait)));
-  std::string next;
-  ASSERT_EQ(conn.read_response(&next, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
-  std::string after_head = head.substr(head.find("\r\n\r\n") + 4) + next;
-  EXPECT_EQ(after_head.rfind("HTTP/1.1 200 ", 0), 0u) << after_head;
+  EXPECT_EQ(r.after.rfind("HTTP/1.1 200 ", 0), 0u) << r.after;
 }
 
 TEST_F(WireTest, ExpectContinueGetsAnInterimReplyBeforeTheBodyIsSent) {
@@ -128,10 +137,7 @@ TEST_F(WireTest, ExpectContinueGetsAnInterimReplyBeforeTheBodyIsSent) {
   ASSERT_TRUE(conn.send_all(post_head("/v1/jobs", job, "Expect: 100-continue\r\n"),
                             deadline_in(kReplyWait)));
   std::string interim;
-  ASSERT_EQ(
-      conn.read_until(&interim, deadline_in(kReplyWait),
-                      [](const std::string& s) { return s.find("\r\n\r\n") != std::string::npos; }),
-      RawConnection::ReadEnd::kDone);
+  ASSERT_EQ(read_head(conn, &interim), RawConnection::ReadEnd::kDone);
   EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
   ASSERT_TRUE(conn.send_all(job, deadline_in(kReplyWait)));
   std::string response;
