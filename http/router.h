@@ -36,9 +36,8 @@ class Router {
  public:
   using Handler = std::function<Answer(ApiRequest&)>;
   // A handler that may wait (on the engine or the store): the server runs it
-  // on a thread that may block. Handlers that stream (SSE) are served by the
-  // server itself; they are registered here only so the router knows the
-  // path exists.
+  // on a thread that may block. The live event stream (SSE) is no route: the
+  // server serves it itself.
   void add(std::string method, std::string pattern, Handler handler);
   // A handler that only checks the request and builds a command (or a
   // refusal), never waiting: the server runs it on its event loop.
