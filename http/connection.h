@@ -17,8 +17,9 @@
 // and each reply must be taken within the write timeout.
 //
 // Every member is used on the connection's strand only, except api_, which
-// the blocking pool uses while a handler runs there (the strand then leaves
-// it alone: no read is pending and the timer is off).
+// the blocking pool uses while a handler runs there, and the socket, which a
+// live stream writes to from the pool: the strand then leaves both alone (no
+// read is pending and the timer is off) until the pool hands back.
 #pragma once
 
 #include <cstddef>
