@@ -1,7 +1,7 @@
 // Parsing and printing of the HTTP fuzzer's request text (request_text.h).
 #include "fuzz/request_text.h"
 
-#include <strings.h>
+#include "http/request_parser.h"
 
 namespace runledger::fuzz {
 namespace {
@@ -53,10 +53,7 @@ void substitute_in(std::string& s, const Captures& c) {
 }  // namespace
 
 const std::string* RequestText::header(std::string_view name) const {
-  for (const auto& [k, v] : headers) {
-    if (k.size() == name.size() && strncasecmp(k.data(), name.data(), k.size()) == 0) return &v;
-  }
-  return nullptr;
+  return http::find_header(headers, name);
 }
 
 std::vector<RequestText> split_requests(std::string_view bytes) {

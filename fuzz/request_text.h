@@ -31,7 +31,7 @@ struct RequestText {
   std::string body;
 
   // The first value of a header (names compare case-insensitively), or
-  // nullptr; cpp-httplib's get_header_value() answers the first too.
+  // nullptr: http::find_header, as the server looks headers up.
   const std::string* header(std::string_view name) const;
 };
 

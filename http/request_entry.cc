@@ -1,7 +1,5 @@
 #include "http/request_entry.h"
 
-#include <cctype>
-
 #include "http/handler_support.h"
 #include "http/query_text.h"
 
@@ -15,25 +13,7 @@ bool printable(std::string_view s) {
   return true;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
-
-const std::string* find_header(const HeaderList& headers, std::string_view name) {
-  for (const auto& [k, v] : headers) {
-    if (iequals(k, name)) return &v;
-  }
-  return nullptr;
-}
 
 void read_target(std::string_view target, ApiRequest& a) {
   const size_t query_at = target.find('?');

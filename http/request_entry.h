@@ -15,17 +15,13 @@
 #include "engine/reply.h"
 #include "http/api_request.h"
 #include "http/auth.h"
+#include "http/request_parser.h"
 #include "http/router.h"
 
 namespace runledger::http {
 
 inline constexpr size_t kActorBytesMax = 128;
 inline constexpr size_t kIdempotencyKeyBytesMax = 128;
-
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
-
-// The first value of a header (names compare case-insensitively), or nullptr.
-const std::string* find_header(const HeaderList& headers, std::string_view name);
 
 // Sets a.path (raw: the router decodes each segment) and a.query (decoded).
 void read_target(std::string_view target, ApiRequest& a);

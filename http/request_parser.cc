@@ -79,7 +79,7 @@ bool parse_content_length(std::string_view s, uint64_t* out) {
 
 }  // namespace
 
-const std::string* ParsedRequest::header(std::string_view name) const {
+const std::string* find_header(const HeaderList& headers, std::string_view name) {
   for (const auto& [n, v] : headers) {
     if (iequals(n, name)) return &v;
   }

@@ -62,12 +62,18 @@ inline constexpr size_t kChunkLineBytesMax = 4096;
 // Longest request method: longer is 400.
 inline constexpr size_t kMethodBytesMax = 20;
 
+// Header fields in the order sent: names as sent, values without
+// surrounding spaces or tabs.
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// The first value of a header (names compare case-insensitively), or nullptr.
+const std::string* find_header(const HeaderList& headers, std::string_view name);
+
 struct ParsedRequest {
   std::string method;     // as sent, e.g. "POST"
   std::string target;     // raw request target, e.g. "/v1/jobs?limit=2" (not decoded)
   int version_minor = 1;  // HTTP/1.<minor>
-  // Names as sent, values without surrounding spaces/tabs, in the order sent.
-  std::vector<std::pair<std::string, std::string>> headers;
+  HeaderList headers;
   std::string body;  // de-chunked
   // HTTP/1.1: unless "Connection: close"; HTTP/1.0: only with
   // "Connection: keep-alive" (token lists, case-insensitive; close wins).
@@ -75,8 +81,7 @@ struct ParsedRequest {
   bool keep_alive = true;
   bool expect_continue = false;  // "Expect: 100-continue" on HTTP/1.1
 
-  // First header of that name (case-insensitive), or nullptr.
-  const std::string* header(std::string_view name) const;
+  const std::string* header(std::string_view name) const { return find_header(headers, name); }
 };
 
 class RequestParser {

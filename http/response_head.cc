@@ -1,6 +1,6 @@
 #include "http/response_head.h"
 
-#include <charconv>
+#include "projections/json_text.h"
 
 namespace runledger::http {
 
@@ -59,20 +59,9 @@ std::string_view reason_phrase(int status) {
   }
 }
 
-namespace {
-
-void append_number(std::string& out, size_t n) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
-  (void)ec;  // 24 digits hold any size_t
-  out.append(buf, end);
-}
-
-}  // namespace
-
 void append_response_head(std::string& out, const ResponseHead& h) {
   out += "HTTP/1.1 ";
-  append_number(out, static_cast<size_t>(h.status));
+  json_text::append_int(out, h.status);
   out += ' ';
   out += reason_phrase(h.status);
   out += "\r\n";
@@ -80,7 +69,7 @@ void append_response_head(std::string& out, const ResponseHead& h) {
     out += "Content-Type: ";
     out += h.content_type;
     out += "\r\nContent-Length: ";
-    append_number(out, h.body_bytes);
+    json_text::append_int(out, static_cast<int64_t>(h.body_bytes));
     out += "\r\n";
   }
   if (!h.keep_alive) {

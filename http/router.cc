@@ -80,21 +80,7 @@ void Router::add_route(std::string method, std::string pattern, Handler handler,
 
 Router::Match Router::route(ApiRequest& request, const Route** route) const {
   // Split the raw path so an encoded "/" (%2F) stays inside its segment.
-  std::vector<std::string> segments;
-  {
-    std::string_view path = request.path;
-    size_t i = 0;
-    while (i < path.size()) {
-      if (path[i] == '/') {
-        ++i;
-        continue;
-      }
-      size_t j = path.find('/', i);
-      if (j == std::string_view::npos) j = path.size();
-      segments.push_back(percent_decode(path.substr(i, j - i)));
-      i = j;
-    }
-  }
+  std::vector<std::string> segments = split_path(request.path);
   bool path_matched = false;
   for (const auto& r : routes_) {
     if (r.segments.size() != segments.size()) continue;
