@@ -207,6 +207,23 @@ TEST_F(WireTest, AClientThatHangsUpBeforeItsReplyLeavesTheServerServing) {
   EXPECT_TRUE(IsStatus(client().get("/v1/health"), 200));
 }
 
+TEST_F(WireTest, AnIdleKeepAliveConnectionIsClosedAfterTheKeepAliveTimeout) {
+  RawConnection conn(server().port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  ASSERT_TRUE(conn.send_all(request_head("GET", "/v1/health"), deadline_in(kReplyWait)));
+  std::string response;
+  ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
+  ASSERT_EQ(status_of(response), 200) << response;
+  auto idle_from = std::chrono::steady_clock::now();
+  std::string rest;
+  auto end =
+      conn.read_until(&rest, deadline_in(kCloseWait), [](const std::string&) { return false; });
+  EXPECT_TRUE(end == RawConnection::ReadEnd::kClosed || end == RawConnection::ReadEnd::kReset)
+      << "still open after " << kCloseWait.count() << " s idle";
+  EXPECT_GE(std::chrono::steady_clock::now() - idle_from, 4s);  // not before the 5 s timeout
+  EXPECT_EQ(rest, "");
+}
+
 TEST_F(WireTest, ATooLongRequestTargetIs414) {
   expect_error(exchange(server().port(), request_head("GET", "/v1/jobs/" + std::string(9000, 'a'))),
                414, "uri_too_long");
