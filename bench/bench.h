@@ -23,6 +23,7 @@ using ProgressFn = std::function<void(std::string_view phase, uint64_t done, uin
 
 inline constexpr size_t kDefaultCallers = 64;
 inline constexpr size_t kDefaultClients = 32;
+inline constexpr size_t kDefaultClientThreads = 2;
 inline constexpr uint64_t kDefaultJobs = 20'000;
 inline constexpr size_t kDefaultTargets = 10'000;
 inline constexpr uint64_t kDefaultEvents = 1'000'000;
@@ -34,6 +35,7 @@ struct BenchOptions {
   size_t callers = kDefaultCallers;  // in-process threads (or chains, with `chained`)
   bool chained = false;              // w1: callers are chains of completions, not threads
   size_t clients = kDefaultClients;  // HTTP keep-alive clients
+  size_t client_threads = kDefaultClientThreads;  // w1-http: threads the clients share
   uint64_t jobs = kDefaultJobs;
   size_t targets = kDefaultTargets;
   uint64_t events = kDefaultEvents;

@@ -6,6 +6,7 @@
 // `latency` and `commands`.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -27,6 +28,9 @@ W1Outcome drive_w1_threads(const W1Plan& plan, const MakeCaller& make_caller,
   std::atomic<bool> stop{false};
   std::mutex mu;
   std::vector<std::thread> threads;
+  // When each thread ran out of jobs: the run ends with the last of them,
+  // not when the progress wait next looks.
+  std::vector<std::chrono::steady_clock::time_point> ended(plan.callers);
   auto started = std::chrono::steady_clock::now();
   for (size_t c = 0; c < plan.callers; ++c) {
     threads.emplace_back([&, c] {
@@ -43,13 +47,16 @@ W1Outcome drive_w1_threads(const W1Plan& plan, const MakeCaller& make_caller,
         }
         succeeded.fetch_add(1, std::memory_order_relaxed);
       }
+      ended[c] = std::chrono::steady_clock::now();
       std::lock_guard<std::mutex> lk(mu);
       out.latency.merge(caller.latency);
       out.commands += caller.commands;
     });
   }
   wait_with_progress(threads, succeeded, plan.jobs, stop, progress, phase);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  out.seconds =
+      std::chrono::duration<double>(*std::max_element(ended.begin(), ended.end()) - started)
+          .count();
   out.jobs_succeeded = succeeded.load();
   return out;
 }

@@ -34,7 +34,7 @@ bool server_figures(const std::string& url, CommitFigures* out, std::string* err
 }
 
 // Drives `url`, filling the throughput, latency and group-commit figures.
-void drive(const std::string& url, const W1Plan& plan, const ProgressFn& progress, BenchResult& r) {
+void drive(const std::string& url, const W1Plan& plan, const BenchOptions& o, BenchResult& r) {
   CommitFigures before, after;
   std::string error;
   if (!server_figures(url, &before, &error)) {
@@ -42,7 +42,7 @@ void drive(const std::string& url, const W1Plan& plan, const ProgressFn& progres
     r.server_unreachable = true;
     return;
   }
-  W1Outcome w = drive_w1_http(url, plan, progress, "w1-http");
+  W1Outcome w = drive_w1_http(url, plan, o.client_threads, o.progress, "w1-http");
   if (!server_figures(url, &after, &error)) {
     r.failures.push_back("the server stopped answering: " + error);
     return;
@@ -86,7 +86,7 @@ void run_in_process(const BenchOptions& o, const W1Plan& plan, BenchResult& r) {
     std::thread serving([&server] { server.serve(); });
     std::string url = fmt::format("http://{}:{}", kLoopback, server.port());
     r.figures["server"] = "in-process on " + url;
-    drive(url, plan, o.progress, r);
+    drive(url, plan, o, r);
     finish(r);
     server.stop();
     serving.join();
@@ -105,7 +105,10 @@ std::string fresh_prefix() {
 BenchResult run_w1_http(const BenchOptions& o) {
   BenchResult r;
   r.workload = "w1-http";
-  r.parameters = {{"clients", o.clients}, {"jobs", o.jobs}, {"targets", o.targets}};
+  r.parameters = {{"clients", o.clients},
+                  {"client_threads", o.client_threads},
+                  {"jobs", o.jobs},
+                  {"targets", o.targets}};
   W1Plan plan;
   plan.callers = o.clients;
   plan.jobs = o.jobs;
@@ -116,7 +119,7 @@ BenchResult run_w1_http(const BenchOptions& o) {
   } else {
     plan.id_prefix = fresh_prefix();
     r.figures["server"] = o.server;
-    drive(o.server, plan, o.progress, r);
+    drive(o.server, plan, o, r);
     // Another client of the same server may add events; ours must all be there.
     if (r.error.empty()) {
       r.expect(r.figures.value("events_appended", uint64_t{0}) >= plan.jobs * kW1EventsPerJob,

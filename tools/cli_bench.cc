@@ -111,6 +111,11 @@ Workload add_w1_http(CLI::App& bench) {
   w.app->add_option("--clients", o.clients, "concurrent keep-alive clients")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  w.app
+      ->add_option("--client-threads", o.client_threads,
+                   "threads the clients' connections are spread over (as pgbench -j)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   w.app->add_option("--jobs", o.jobs, "jobs to run")
       ->check(CLI::Range(1, 100'000'000))
       ->capture_default_str();
