@@ -1,12 +1,15 @@
 #include "engine/due_timer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+
+#include "engine/thread_name.h"
 
 namespace runledger {
 
@@ -17,6 +20,9 @@ struct DueTimer::Impl {
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
   boost::asio::steady_timer timer{io};
   int64_t scheduled_ms = 0;  // clock time the timer is set for; io thread only
+  // scheduled_ms for arm()'s callers to read: they skip the post (and the
+  // wake-up of this thread) when the wake-up set already comes first.
+  std::atomic<int64_t> published_ms{0};
   std::thread thread;
 
   Impl(const Clock& c, std::function<void()> f) : clock(c), on_due(std::move(f)) {}
@@ -28,10 +34,12 @@ struct DueTimer::Impl {
     const int64_t target = due_ms > 0 ? std::min(due_ms, idle_due) : idle_due;
     if (scheduled_ms != 0 && scheduled_ms <= target) return;  // an earlier wake-up is set
     scheduled_ms = target;
+    published_ms.store(target, std::memory_order_release);
     timer.expires_after(std::chrono::milliseconds(std::max<int64_t>(0, target - now)));
     timer.async_wait([this](const boost::system::error_code& ec) {
       if (ec) return;  // cancelled by a re-arm or stop
       scheduled_ms = 0;
+      published_ms.store(0, std::memory_order_release);
       on_due();
       set(0);
     });
@@ -40,13 +48,23 @@ struct DueTimer::Impl {
 
 DueTimer::DueTimer(const Clock& clock, std::function<void()> on_due)
     : impl_(std::make_unique<Impl>(clock, std::move(on_due))) {
-  impl_->thread = std::thread([this] { impl_->io.run(); });
+  impl_->thread = std::thread([this] {
+    name_this_thread("rl-due-timer");
+    impl_->io.run();
+  });
   arm(0);
 }
 
 DueTimer::~DueTimer() { stop(); }
 
 void DueTimer::arm(int64_t due_ms) {
+  // The engine arms after every batch, and the next due time rarely moves
+  // earlier: posting each time would wake this thread a thousand times a
+  // second under load for nothing. Nothing is lost by skipping: set() would
+  // keep the earlier wake-up, and a wake-up that fires meanwhile runs
+  // on_due, whose own batch arms again from the State after it.
+  const int64_t scheduled = impl_->published_ms.load(std::memory_order_acquire);
+  if (scheduled != 0 && (due_ms == 0 || due_ms >= scheduled)) return;
   boost::asio::post(impl_->io, [this, due_ms] {
     // Re-arming earlier cancels the pending wait; its handler sees an error.
     if (impl_->scheduled_ms != 0 && due_ms > 0 && due_ms < impl_->scheduled_ms) {

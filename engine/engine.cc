@@ -11,6 +11,7 @@
 #include "engine/entities.h"
 #include "engine/idempotency.h"
 #include "engine/idempotency_purge.h"
+#include "engine/thread_name.h"
 #include "projections/snapshot.h"
 
 namespace runledger {
@@ -62,8 +63,14 @@ Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, Engin
         std::make_unique<IdempotencyPurge>(*e->store_, e->options_.idempotency_keep_s * 1000,
                                            e->options_.idempotency_purge_every_s * 1000);
   }
-  e->writer_ = std::thread([raw = e.get()] { raw->write_loop(); });
-  e->sequencer_ = std::thread([raw = e.get()] { raw->run(); });
+  e->writer_ = std::thread([raw = e.get()] {
+    name_this_thread("rl-writer");
+    raw->write_loop();
+  });
+  e->sequencer_ = std::thread([raw = e.get()] {
+    name_this_thread("rl-sequencer");
+    raw->run();
+  });
   if (e->options_.timers && !e->options_.read_only) {
     e->timer_ = std::make_unique<DueTimer>(e->clock_, [raw = e.get()] { raw->tick(); });
   }
@@ -88,7 +95,7 @@ Reply Engine::execute(Request request) {
 }
 
 void Engine::submit(Request request, Completion done) {
-  bool stopping = false, full = false;
+  bool stopping = false, full = false, wake = false;
   {
     std::lock_guard<std::mutex> lk(mu_);
     stopping = stopping_;
@@ -98,15 +105,23 @@ void Engine::submit(Request request, Completion done) {
       p.req = std::move(request);
       p.submitted = SteadyClock::now();
       p.done = std::move(done);
+      wake = sequencer_may_take();
     }
   }
   if (stopping) {
     done(Reply::error(503, "unavailable", "the engine is shutting down"));
   } else if (full) {
     done(Reply::error(503, "overloaded", "the engine's queue is full; retry later"));
-  } else {
+  } else if (wake) {
+    // Only when the sequencer would take the queue now: while it waits for
+    // the writer, waking it per request (a futex call and a context switch
+    // each) found it going back to sleep. The writer wakes it when done.
     cv_.notify_one();
   }
+}
+
+bool Engine::sequencer_may_take() const {
+  return !queue_.empty() && (!writer_busy_ || queue_.size() >= writing_requests_);
 }
 
 Reply Engine::read(Renderer render) {
@@ -166,10 +181,7 @@ void Engine::run() {
       // are about to come back into two smaller batches, two fsyncs. So
       // under light load a batch is everything that came during the last
       // write, and under heavy load deciding overlaps with writing.
-      cv_.wait(lk, [&] {
-        return stopping_ ||
-               (!queue_.empty() && (!writer_busy_ || queue_.size() >= writing_requests_));
-      });
+      cv_.wait(lk, [&] { return stopping_ || sequencer_may_take(); });
       if (queue_.empty()) break;  // stopping, and everything queued is decided
       size_t n = std::min(queue_.size(), options_.batch_requests_max);
       for (size_t i = 0; i < n; ++i) {

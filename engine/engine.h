@@ -171,6 +171,8 @@ class Engine {
   bool stopping_ = false;        // GUARDED_BY(mu_)
   bool writer_busy_ = false;     // GUARDED_BY(mu_): a batch is with the writer
   size_t writing_requests_ = 0;  // GUARDED_BY(mu_): of that batch
+  // Whether the sequencer takes the queue now (see run()). REQUIRES: mu_.
+  bool sequencer_may_take() const;
   std::string unavailable_;      // GUARDED_BY(mu_)
   std::atomic<bool> writable_{true};
   std::thread sequencer_;

@@ -2,12 +2,19 @@
 
 #include <algorithm>
 
+#include "engine/thread_name.h"
+
 namespace runledger::http {
 
 BlockingPool::BlockingPool(size_t threads, size_t queue_max) : queue_max_(queue_max) {
   threads = std::max<size_t>(threads, 1);
   threads_.reserve(threads);
-  for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+  for (size_t i = 0; i < threads; ++i) {
+    threads_.emplace_back([this] {
+      name_this_thread("rl-http-pool");
+      work();
+    });
+  }
 }
 
 BlockingPool::~BlockingPool() { shutdown(); }
