@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
@@ -204,11 +205,15 @@ void Connection::answer(Answer a) {
 void Connection::submit(Request command) {
   ctx_.in_flight.add();
   ctx_.engine.submit(std::move(command), [self = shared_from_this()](Reply r) mutable {
-    // Runs on the engine's writer thread: hand the reply to the strand.
+    // Runs on the engine's writer thread: the reply goes to the loop with
+    // the rest of its batch, and from there to the connection's strand.
     ServerContext& ctx = self->ctx_;
-    auto* c = self.get();
-    asio::post(c->socket_.get_executor(),
-               [self = std::move(self), r = std::move(r)]() mutable { self->send(std::move(r)); });
+    ctx.replies->deliver([self = std::move(self), r = std::move(r)]() mutable {
+      auto* c = self.get();
+      asio::dispatch(
+          c->socket_.get_executor(),
+          [self = std::move(self), r = std::move(r)]() mutable { self->send(std::move(r)); });
+    });
     ctx.in_flight.done();
   });
 }

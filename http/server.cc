@@ -15,6 +15,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "engine/thread_name.h"
 #include "http/connection.h"
 #include "http/server_context.h"
 
@@ -67,6 +68,7 @@ struct Server::Impl {
   // The loop and what lives on it are destroyed before the members above:
   // the connections its handlers still hold point to them.
   asio::io_context io;
+  LoopInbox replies{io};
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_retry{io};
   // Keeps the loop running when no socket is open, until stop() ends it:
@@ -85,6 +87,7 @@ struct Server::Impl {
         live(e, options.live_streams_max),
         pool(options.threads + options.live_streams_max, options.queue_max),
         ctx(e, options, router, auth, live, pool) {
+    ctx.replies = &replies;
     add_job_routes(router, engine, options.api);
     add_connector_routes(router, engine);
     add_hold_routes(router, engine);
@@ -165,7 +168,10 @@ void Server::serve() {
   impl_->accept();
   std::vector<std::thread> more;
   for (size_t i = 1; i < impl_->options.loop_threads; ++i) {
-    more.emplace_back([this] { impl_->io.run(); });
+    more.emplace_back([this] {
+      name_this_thread("rl-http-loop");
+      impl_->io.run();
+    });
   }
   impl_->io.run();
   for (auto& t : more) t.join();
@@ -181,13 +187,15 @@ void Server::stop() {
     s.acceptor.close(ec);
     s.accept_retry.cancel();
   });
-  // Replies in flight are handed to the loop before their count drops, and
-  // the loop starts writing a reply as soon as it runs its handler: once a
-  // marker posted after them has run, they are on their way.
+  // Replies in flight are in the inbox, its drain queued on the loop, before
+  // their count drops. The drain hands each to its connection's strand,
+  // which queues it once more, and the loop starts writing a reply as soon
+  // as it runs that handler: once a marker has gone round the loop twice
+  // after them, they are on their way.
   if (s.ctx.in_flight.wait_idle(kStopWait) && s.serving) {
     auto marker = std::make_shared<std::promise<void>>();
     auto passed = marker->get_future();
-    asio::post(s.io, [marker] { marker->set_value(); });
+    asio::post(s.io, [&s, marker] { asio::post(s.io, [marker] { marker->set_value(); }); });
     passed.wait_for(kStopWait);
   }
   s.io.stop();

@@ -13,6 +13,7 @@
 #include "http/auth.h"
 #include "http/blocking_pool.h"
 #include "http/live_stream.h"
+#include "http/loop_inbox.h"
 #include "http/router.h"
 #include "http/server_options.h"
 
@@ -52,6 +53,9 @@ struct ServerContext {
   const Auth& auth;
   LiveStreams& live;
   BlockingPool& pool;
+  // Set by the server once its loop exists; the engine's replies come back
+  // through it.
+  LoopInbox* replies = nullptr;
   InFlight in_flight;
   std::atomic<size_t> connections{0};
   std::atomic<bool> stopping{false};
