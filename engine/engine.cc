@@ -95,7 +95,7 @@ Reply Engine::execute(Request request) {
 }
 
 void Engine::submit(Request request, Completion done) {
-  bool stopping = false, full = false, wake = false;
+  bool stopping = false, full = false, first = false;
   {
     std::lock_guard<std::mutex> lk(mu_);
     stopping = stopping_;
@@ -105,23 +105,23 @@ void Engine::submit(Request request, Completion done) {
       p.req = std::move(request);
       p.submitted = SteadyClock::now();
       p.done = std::move(done);
-      wake = sequencer_may_take();
+      first = queue_.size() == 1;
     }
   }
   if (stopping) {
     done(Reply::error(503, "unavailable", "the engine is shutting down"));
   } else if (full) {
     done(Reply::error(503, "overloaded", "the engine's queue is full; retry later"));
-  } else if (wake) {
-    // Only when the sequencer would take the queue now: while it waits for
-    // the writer, waking it per request (a futex call and a context switch
-    // each) found it going back to sleep. The writer wakes it when done.
+  } else if (first) {
+    // Only for the first request in the queue: the sequencer waits only on
+    // an empty queue, and one that is not empty it takes whole, so it was
+    // woken already for the others.
     cv_.notify_one();
   }
 }
 
-bool Engine::sequencer_may_take() const {
-  return !queue_.empty() && (!writer_busy_ || queue_.size() >= writing_requests_);
+bool Engine::sequencer_may_take(size_t open_requests) const {
+  return !queue_.empty() || (open_requests > 0 && !writer_busy_);
 }
 
 Reply Engine::read(Renderer render) {
@@ -171,28 +171,58 @@ void Engine::shutdown() {
   }
 }
 
+// The sequencer decides requests as they come, into the open batch, while
+// the writer writes the batch before it; the open batch goes to the writer
+// as soon as the writer is free (or the batch is full). So a batch is still
+// everything that came during the last write, one fsync for all of them,
+// but deciding it is done by the time the write before it ends, and the
+// writer starts the next fsync at once instead of waiting for the sequencer.
 void Engine::run() {
+  auto open = std::make_unique<Batch>();
+  open_batch();
   for (;;) {
-    auto b = std::make_unique<Batch>();
+    std::deque<Pending> fresh;
+    bool stopping = false;
     {
       std::unique_lock<std::mutex> lk(mu_);
-      // While a batch is being written, the next one is taken only once it
-      // would be as large: taken earlier, it would split the callers that
-      // are about to come back into two smaller batches, two fsyncs. So
-      // under light load a batch is everything that came during the last
-      // write, and under heavy load deciding overlaps with writing.
-      cv_.wait(lk, [&] { return stopping_ || sequencer_may_take(); });
-      if (queue_.empty()) break;  // stopping, and everything queued is decided
-      size_t n = std::min(queue_.size(), options_.batch_requests_max);
+      cv_.wait(lk, [&] { return stopping_ || sequencer_may_take(open->requests.size()); });
+      stopping = stopping_;
+      const size_t room = options_.batch_requests_max - open->requests.size();
+      const size_t n = std::min(queue_.size(), room);
       for (size_t i = 0; i < n; ++i) {
-        b->requests.push_back(std::move(queue_.front()));
+        fresh.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
+      if (stopping && fresh.empty() && open->requests.empty()) break;  // all decided
     }
-    settle_if_written();
-    decide_batch(*b);
-    commit(std::move(b));
-    arm_timer();
+    // How the write before ended is learnt before deciding on top of it: a
+    // request sent after a 503 is decided on the rebuilt State. The writer
+    // marks itself done before it replies, so that is seen here.
+    sort_touched(*open);
+    if (!settle_if_written(open.get())) {
+      open = std::make_unique<Batch>();  // refused with the failed write
+      open_batch();
+    }
+    for (auto& p : fresh) {
+      Pending& taken = open->requests.emplace_back(std::move(p));
+      // After a command failed half-way the State must be rebuilt: the rest
+      // of the batch is refused with it, undecided.
+      if (!open->apply_failed && !apply_request(taken, *open)) open->apply_failed = true;
+    }
+    if (open->requests.empty()) continue;
+    bool writer_free = false;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      writer_free = !writer_busy_;
+    }
+    if (writer_free || stopping || open->apply_failed ||
+        open->requests.size() >= options_.batch_requests_max) {
+      if (!open->apply_failed) close_batch(*open);
+      commit(std::move(open));
+      arm_timer();
+      open = std::make_unique<Batch>();
+      open_batch();
+    }
   }
   settle_write(nullptr);  // the last batch: durable, and what it finished leaves memory
   {
@@ -203,19 +233,20 @@ void Engine::run() {
   writer_.join();
 }
 
-void Engine::decide_batch(Batch& b) {
+void Engine::open_batch() {
   batch_versions_.clear();
   batch_idempotency_.clear();
-  for (auto& p : b.requests) {
-    if (!apply_request(p, b)) {
-      // The State may hold half of a command: nothing of this batch is
-      // written, everybody gets 503, and the State is rebuilt from the log.
-      b.apply_failed = true;
-      return;
-    }
-  }
+}
+
+void Engine::sort_touched(Batch& b) {
   std::sort(b.touched.begin(), b.touched.end());
   b.touched.erase(std::unique(b.touched.begin(), b.touched.end()), b.touched.end());
+}
+
+// Once every request of `b` is decided (none failed half-way: such a batch
+// is refused whole and the State rebuilt, see commit()).
+void Engine::close_batch(Batch& b) {
+  sort_touched(b);
   std::sort(b.reopened.begin(), b.reopened.end());
   for (const auto& stream : b.touched) {
     if (auto view = finished_view(state_, stream)) {
@@ -343,7 +374,7 @@ Status Engine::append_decision(const Decision& d, const std::string& actor,
       current = it->second;
     } else if ((current = version_in_memory(state_, ne.stream)) != 0) {
       // First touched in this batch: a finished entity coming back loses
-      // the view the store keeps for it (see decide_batch).
+      // the view the store keeps for it (see close_batch).
       if (is_finished(state_, ne.stream)) b.reopened.push_back(ne.stream);
     } else {
       Status st = store_->stream_version(ne.stream, &current);

@@ -135,7 +135,9 @@ class Engine {
 
   // Sequencer thread (engine.cc).
   void run();
-  void decide_batch(Batch& b);
+  void open_batch();
+  void sort_touched(Batch& b);
+  void close_batch(Batch& b);
   bool apply_request(Pending& p, Batch& b);
   Status append_decision(const Decision& d, const std::string& actor, const std::string& command_id,
                          int64_t now_ms, Batch& b);
@@ -145,7 +147,7 @@ class Engine {
   // Between the sequencer and the writer (engine_commit.cc).
   void commit(std::unique_ptr<Batch> b);
   bool settle_write(Batch* next);
-  void settle_if_written();
+  bool settle_if_written(Batch* next);
   void evict_after_durable(const std::vector<std::string>& streams, const Batch* next);
   void refuse_batch(std::deque<Pending>& batch, const std::string& why);
   void mark_write_failed(const Status& st);
@@ -170,9 +172,9 @@ class Engine {
   std::deque<Pending> queue_;    // GUARDED_BY(mu_)
   bool stopping_ = false;        // GUARDED_BY(mu_)
   bool writer_busy_ = false;     // GUARDED_BY(mu_): a batch is with the writer
-  size_t writing_requests_ = 0;  // GUARDED_BY(mu_): of that batch
-  // Whether the sequencer takes the queue now (see run()). REQUIRES: mu_.
-  bool sequencer_may_take() const;
+  // Whether the sequencer has work: requests to decide, or an open batch of
+  // `open_requests` for a free writer (see run()). REQUIRES: mu_.
+  bool sequencer_may_take(size_t open_requests) const;
   std::string unavailable_;      // GUARDED_BY(mu_)
   std::atomic<bool> writable_{true};
   std::thread sequencer_;

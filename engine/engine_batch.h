@@ -22,8 +22,8 @@ struct Engine::Pending {
   const char* outcome = "ok";
 };
 
-// A group commit: the requests taken from the queue together and what
-// deciding them produced.
+// A group commit: the requests decided while the batch before it was being
+// written (the open batch, see Engine::run) and what deciding them produced.
 struct Engine::Batch {
   std::deque<Pending> requests;
   AppendBatch out;

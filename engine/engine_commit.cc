@@ -49,7 +49,6 @@ void Engine::commit(std::unique_ptr<Batch> b) {
   {
     std::lock_guard<std::mutex> lk(mu_);
     writer_busy_ = true;
-    writing_requests_ = b->requests.size();
   }
   {
     std::lock_guard<std::mutex> lk(write_mu_);
@@ -85,13 +84,15 @@ bool Engine::settle_write(Batch* next) {
 }
 
 // Sequencer thread. Settles a batch the writer is done with, if any, so
-// that a new batch is decided on a State that knows its outcome.
-void Engine::settle_if_written() {
+// that what comes next is decided on a State that knows its outcome.
+// `next` (touched sorted) was decided on top of it; false when it was
+// refused because the write failed.
+bool Engine::settle_if_written(Batch* next) {
   {
     std::lock_guard<std::mutex> lk(write_mu_);
-    if (writing_) return;
+    if (writing_) return true;
   }
-  settle_write(nullptr);
+  return settle_write(next);
 }
 
 // Sequencer thread. Streams that `next` touched stay: its own list has

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -38,8 +39,14 @@ class GatedStore final : public ForwardingStore {
         fail_next_ = false;
         return Status::IoError("injected: the disk refused the write");
       }
+      ++appends_;
     }
     return ForwardingStore::append(batch);
+  }
+  // Appends let through (and not failed).
+  int appends() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return appends_;
   }
 
   void close() {
@@ -71,6 +78,7 @@ class GatedStore final : public ForwardingStore {
   bool open_ = true;
   int passes_ = 0;
   bool fail_next_ = false;
+  int appends_ = 0;
 };
 
 // An engine on a real RocksDB store behind the gate.
@@ -151,6 +159,30 @@ class Pipeline {
 };
 
 constexpr auto kWait = std::chrono::seconds(30);
+
+TEST(Pipeline, RequestsDecidedOneByOneDuringAWriteGoOutTogetherInTheNextOne) {
+  // Given a batch held in its write
+  Pipeline p;
+  p.gate().close();
+  std::promise<void> held_decided;
+  auto held = p.submit(enqueue_command("x", "k", "t-x"), &held_decided);
+  ASSERT_EQ(held_decided.get_future().wait_for(kWait), std::future_status::ready);
+  const int appends_before = p.gate().appends();
+  // When three requests come one after the other meanwhile
+  std::vector<std::future<Reply>> replies;
+  for (const char* id : {"a", "b", "c"}) {
+    std::promise<void> decided;
+    replies.push_back(p.submit(enqueue_command(id, "k", std::string("t-") + id), &decided));
+    // Then each is decided while the write is still held
+    ASSERT_EQ(decided.get_future().wait_for(kWait), std::future_status::ready) << id;
+  }
+  p.gate().open();
+  // and once it ends, all three are written with one more append
+  EXPECT_EQ(held.get().status, 200);
+  for (auto& r : replies) EXPECT_EQ(r.get().status, 200);
+  EXPECT_EQ(p.gate().appends() - appends_before, 2);
+  EXPECT_TRUE(same_state(p.log_digest(), p.memory_digest()));
+}
 
 TEST(Pipeline, AJobRerunWhileItsCancelIsBeingWrittenLosesItsStoredView) {
   // Given a queued job
