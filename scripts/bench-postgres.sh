@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # W1 side by side: PostgreSQL (pgbench with bench/postgres/w1.sql) and
-# runledger (runledger bench w1-http), both with 32 concurrent clients,
-# 10,000 targets, every command durable before its reply, on this machine.
+# runledger (runledger bench w1-http), both with 32 concurrent clients on 2
+# client threads (pgbench -j 2, w1-http --client-threads 2), 10,000 targets,
+# every command durable before its reply, on this machine.
 # The two run in turn, alternating, ROUNDS times each; the medians and their
 # ratio are printed last.
 #
@@ -136,8 +137,8 @@ pg_round() {
 # One runledger round: an in-process server with a fresh temporary folder.
 rl_round() {
   local json
-  json="$("$runledger" bench w1-http --clients "$clients" --jobs "$rl_jobs" \
-          --targets "$targets" --json)" || { echo "$json" >&2; die "runledger bench failed"; }
+  json="$("$runledger" bench w1-http --clients "$clients" --client-threads 2 \
+          --jobs "$rl_jobs" --targets "$targets" --json)" || { echo "$json" >&2; die "runledger bench failed"; }
   [ "$(jq -r .ok <<<"$json")" = "true" ] || { echo "$json" >&2; die "runledger run is wrong"; }
   echo "  runledger round $1: $(jq -r '.per_s|floor' <<<"$json") commands/s (p99 $(jq -r '.latency_ms.p99' <<<"$json") ms, mean batch $(jq -r '.mean_batch_commands|floor' <<<"$json") commands)" >&2
   jq -r '.per_s' <<<"$json"

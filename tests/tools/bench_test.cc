@@ -13,6 +13,7 @@ namespace runledger::testing {
 namespace {
 
 constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;  // the workload's own check failed
 constexpr int kExitUnreachable = 69;
 constexpr int kExitSoftware = 70;
 constexpr int kW1Commands = 11;
@@ -108,6 +109,33 @@ TEST(BenchW1Http, RunsEveryJobThroughAnInProcessServer) {
   EXPECT_EQ(j.value("count", 0), 30 * kW1Commands);
   EXPECT_EQ(j.value("events", 0), 30 * kW1Events);
   EXPECT_GT(j.value("fsync_batches", 0), 0);
+}
+
+TEST(BenchW1Http, ManyClientsShareOneClientThread) {
+  nlohmann::json j =
+      bench_json({"w1-http", "--clients", "8", "--client-threads", "1", "--jobs", "40"});
+  expect_common_figures(j, "w1-http");
+  EXPECT_EQ(j["parameters"].value("client_threads", 0), 1);
+  EXPECT_EQ(j["checks"].value("jobs_succeeded_seen_by_clients", 0), 40);
+  EXPECT_EQ(j.value("count", 0), 40 * kW1Commands);
+  EXPECT_EQ(j["latency_ms"].value("samples", 0), 40 * kW1Commands);
+}
+
+TEST(BenchW1Http, SaysWhichCommandTheServerRefused) {
+  // Given a server whose longest lease is shorter than the one W1's claims
+  // ask for (60 s)
+  TempDir data;
+  ServerProcess server(data.path(), {"--lease-max-s", "30"});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  // When W1 runs against it
+  nlohmann::json j = bench_json(
+      {"w1-http", "--clients", "2", "--jobs", "4", "--server", server.url()}, kExitFailed);
+  // Then the run fails, naming the command and the reply it got
+  EXPECT_EQ(j.value("ok", true), false);
+  ASSERT_TRUE(j.contains("failures") && !j["failures"].empty()) << j.dump(2);
+  const std::string first_failure = j["failures"][0].get<std::string>();
+  EXPECT_NE(first_failure.find("claim"), std::string::npos) << first_failure;
+  EXPECT_NE(first_failure.find("422"), std::string::npos) << first_failure;
 }
 
 TEST(BenchW1Http, DrivesARunningServerAndSaysWhenItIsGone) {

@@ -418,9 +418,11 @@ std::string with_unknown_payload_type(std::string_view bytes) {
 
 // ---- ServerProcess ----
 
-ServerProcess::ServerProcess(const std::string& data) : port_(free_port()) {
+ServerProcess::ServerProcess(const std::string& data, const std::vector<std::string>& flags)
+    : port_(free_port()) {
   std::vector<std::string> argv = {bin_path("runledgerd"), "--listen",
                                    "127.0.0.1:" + std::to_string(port_), "--data", data};
+  argv.insert(argv.end(), flags.begin(), flags.end());
   pid_ = spawn(argv, child_env({}), logs_.path() + "/out", logs_.path() + "/err");
 }
 

@@ -116,11 +116,12 @@ std::string with_prev_hash(std::string_view bytes, const Hash& prev_hash);
 // `bytes` encoded again with a payload type no build knows.
 std::string with_unknown_payload_type(std::string_view bytes);
 
-// A runledgerd subprocess serving `data` on a free loopback port; stopped
-// (SIGTERM, then waited for) by stop() or the destructor.
+// A runledgerd subprocess serving `data` on a free loopback port, with
+// `flags` added; stopped (SIGTERM, then waited for) by stop() or the
+// destructor.
 class ServerProcess {
  public:
-  explicit ServerProcess(const std::string& data);
+  explicit ServerProcess(const std::string& data, const std::vector<std::string>& flags = {});
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
