@@ -120,10 +120,7 @@ W1Outcome drive_w1_chained(Engine& engine, const W1Plan& plan, const ProgressFn&
   out.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
   if (progress) progress(phase, run.succeeded.load(), plan.jobs);
   out.jobs_succeeded = run.succeeded.load();
-  for (auto& chain : chains) {
-    out.latency.merge(chain->latency);
-    out.commands += chain->commands;
-  }
+  add_caller_figures(chains, &out);
   out.failures = std::move(run.failures);
   return out;
 }

@@ -50,6 +50,17 @@ struct W1Outcome {
   std::vector<std::string> failures;  // the first few
 };
 
+// Adds what each caller measured (its latencies and commands) to `out`;
+// `callers` holds pointers to objects with the members `latency` and
+// `commands`.
+template <typename Callers>
+void add_caller_figures(const Callers& callers, W1Outcome* out) {
+  for (const auto& caller : callers) {
+    out->latency.merge(caller->latency);
+    out->commands += caller->commands;
+  }
+}
+
 // A reply cheap to render (the engine is measured, not JSON): a refusal's
 // status and code, 204 when nothing happened, or 200 with "<stream of the
 // first event> <type of the last event>".

@@ -349,10 +349,7 @@ W1Outcome drive_w1_http(const std::string& url, const W1Plan& plan, size_t clien
       std::chrono::duration<double>(*std::max_element(ended.begin(), ended.end()) - started)
           .count();
   out.jobs_succeeded = run.succeeded.load();
-  for (auto& client : clients) {
-    out.latency.merge(client->latency);
-    out.commands += client->commands;
-  }
+  add_caller_figures(clients, &out);
   out.failures = std::move(run.failures);
   return out;
 }
