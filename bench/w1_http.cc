@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/progress_wait.h"
+#include "http/request_parser.h"
+#include "projections/job.h"
 
 namespace runledger::bench {
 namespace {
@@ -30,10 +32,9 @@ constexpr auto kReplyTimeout = std::chrono::seconds(60);
 // A reply larger than this is not one of W1's: the run fails rather than
 // buffering whatever a wrong server sends.
 constexpr size_t kReplyBytesMax = size_t{1} << 20;
-constexpr std::array<std::string_view, 4> kPlanSteps = {"FETCH", "VALIDATE", "LOAD", "AGGREGATE"};
-// enqueue, claim, start, then a start and a done per step.
+// enqueue, claim, start, then a start and a done per step of the plan an
+// enqueue without one gets.
 constexpr size_t kStepsBeforePlan = 3;
-static_assert(kStepsBeforePlan + 2 * kPlanSteps.size() == kW1CommandsPerJob);
 
 std::unique_ptr<httplib::Client> client_for(const std::string& url) {
   auto c = std::make_unique<httplib::Client>(url);
@@ -57,13 +58,6 @@ bool split_url(std::string_view url, std::string* host, std::string* port) {
   return true;
 }
 
-bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 // The status and Content-Length of a reply head (status line and fields,
 // without the blank line); false when it is not a reply W1 can read.
 bool parse_reply_head(std::string_view head, int* status, size_t* content_length) {
@@ -80,8 +74,7 @@ bool parse_reply_head(std::string_view head, int* status, size_t* content_length
     size_t end = head.find("\r\n", begin);
     std::string_view line = head.substr(begin, end == std::string_view::npos ? end : end - begin);
     size_t colon = line.find(':');
-    if (colon != std::string_view::npos &&
-        equals_ignoring_case(line.substr(0, colon), "content-length")) {
+    if (colon != std::string_view::npos && http::iequals(line.substr(0, colon), "content-length")) {
       std::string_view value = line.substr(colon + 1);
       while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
       auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), *content_length);
@@ -165,7 +158,7 @@ class ClientConnection {
     const size_t plan_step = (step_ - kStepsBeforePlan) / 2;
     const bool done = (step_ - kStepsBeforePlan) % 2 == 1;
     std::string path =
-        fmt::format("{}/steps/{}/{}", job_path_, kPlanSteps[plan_step], done ? "done" : "start");
+        fmt::format("{}/steps/{}/{}", job_path_, plan_[plan_step], done ? "done" : "start");
     nlohmann::json body = {{"lease_token", token_}};
     if (done) body["output"] = {{"rows", 1}};
     send(path, body.dump());
@@ -229,7 +222,7 @@ class ClientConnection {
     if (step_ == 1 && !take_claim(body)) {
       return fail("claim handed out something else than " + id_ + ": " + body);
     }
-    if (++step_ < kW1CommandsPerJob) return send_step();
+    if (++step_ < kStepsBeforePlan + 2 * plan_.size()) return send_step();
     auto last = nlohmann::json::parse(body, nullptr, false);
     if (!last.is_object() || last.value("state", "") != "SUCCEEDED") {
       return fail("job " + id_ + " did not end SUCCEEDED: " + body);
@@ -281,6 +274,7 @@ class ClientConnection {
   Run& run_;
   const size_t index_;
   const std::string host_field_;
+  const std::vector<std::string> plan_ = jobs::Enqueue{}.plan;
   std::string out_;
   std::string in_;
   SteadyClock::time_point sent_ = SteadyClock::now();

@@ -198,7 +198,6 @@ void Engine::run() {
     // How the write before ended is learnt before deciding on top of it: a
     // request sent after a 503 is decided on the rebuilt State. The writer
     // marks itself done before it replies, so that is seen here.
-    sort_touched(*open);
     if (!settle_if_written(open.get())) {
       open = std::make_unique<Batch>();  // refused with the failed write
       open_batch();

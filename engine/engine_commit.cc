@@ -85,13 +85,14 @@ bool Engine::settle_write(Batch* next) {
 
 // Sequencer thread. Settles a batch the writer is done with, if any, so
 // that what comes next is decided on a State that knows its outcome.
-// `next` (touched sorted) was decided on top of it; false when it was
-// refused because the write failed.
+// `next` was decided on top of it; false when it was refused because the
+// write failed.
 bool Engine::settle_if_written(Batch* next) {
   {
     std::lock_guard<std::mutex> lk(write_mu_);
     if (writing_) return true;
   }
+  sort_touched(*next);  // for evict_after_durable
   return settle_write(next);
 }
 

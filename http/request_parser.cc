@@ -37,14 +37,6 @@ int hex_digit(char c) {
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
-
 std::string_view trim_ows(std::string_view s) {
   while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
@@ -78,6 +70,14 @@ bool parse_content_length(std::string_view s, uint64_t* out) {
 }
 
 }  // namespace
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
 
 const std::string* find_header(const HeaderList& headers, std::string_view name) {
   for (const auto& [n, v] : headers) {
