@@ -14,8 +14,8 @@ using SteadyClock = std::chrono::steady_clock;
 
 constexpr auto kProgressInterval = std::chrono::milliseconds(200);
 
-// What all chains share. Chains run on the sequencer thread (and, for their
-// first command, on the thread that starts them).
+// What all chains share. Chains run on the engine's writer thread (and, for
+// their first command, on the thread that starts them).
 struct Run {
   Run(Engine& e, const W1Plan& p) : engine(e), plan(p) {}
 
