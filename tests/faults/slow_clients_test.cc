@@ -1,6 +1,7 @@
 // Slow and many clients (quality.md "Bad input"): connections that dribble
 // their request head one byte a second, or stop in the middle of it, held on
-// more connections than the server has HTTP threads, and a burst of
+// more connections than the server has HTTP threads, a connection that stops
+// reading its replies, and a burst of
 // connections beyond the thread pool and its queue, must not stop the server
 // from answering others. The server runs with the smallest pool it accepts,
 // so the limits are reached with few connections; every wait is bounded and
@@ -52,6 +53,17 @@ constexpr auto kDribbleAnswerWithin = 3 * kServerReadTimeout;
 constexpr auto kSlowTakeThreadsFirst = 2s;
 constexpr auto kDribbleFor = kSlowTakeThreadsFirst + kDribbleAnswerWithin + 3s;
 constexpr auto kProbeInterval = 1s;
+// http/server_options.h: a reply not written within this is given up, and
+// its connection closed.
+constexpr auto kServerWriteTimeout = 5s;
+// A client that stops reading: its receive buffer is kept small, and it asks
+// for far more than the buffers between it and the server hold (the
+// server's send buffer grows to 4 MiB here: net.ipv4.tcp_wmem), so that a
+// reply stalls; the OpenAPI document is 15 kB.
+constexpr int kStalledReaderBufferBytes = 4096;
+constexpr size_t kStalledReaderRequests = 1000;
+constexpr auto kStalledReaderWait = kServerWriteTimeout + 3s;
+constexpr auto kStalledReaderDrain = 20s;
 constexpr auto kConnectWait = 10s;
 constexpr auto kBurstWait = 60s;
 
@@ -159,6 +171,40 @@ TEST_F(SlowClientsTest, ConnectionsThatStopMidHeaderAreDroppedAndOthersAnswered)
               RawConnection::ReadEnd::kTimeout)
         << "stalled connection " << i << " left hanging";
   }
+  EXPECT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
+}
+
+// A client that sends many requests and never reads the replies holds a
+// reply in the middle of its write: the server gives that connection up
+// once the write timeout passes, instead of keeping its buffers for as long
+// as the client likes, and answers others meanwhile.
+TEST_F(SlowClientsTest, AConnectionThatStopsReadingItsRepliesIsClosedAfterTheWriteTimeout) {
+  RawConnection stalled(server().port(), deadline_in(kConnectWait), kStalledReaderBufferBytes);
+  ASSERT_TRUE(stalled.connected());
+  std::string requests;
+  for (size_t i = 0; i < kStalledReaderRequests; ++i) {
+    requests += request_head("GET", "/v1/openapi.json");
+  }
+  ASSERT_TRUE(stalled.send_all(requests, deadline_in(kConnectWait)));
+
+  std::string why;
+  EXPECT_EQ(probe(server().port(), kDribbleAnswerWithin, &why), 200) << why;
+  std::this_thread::sleep_for(kStalledReaderWait);
+
+  // Reading now gets what was buffered, then the end. A server without the
+  // timeout would still be there to answer every request.
+  std::string received;
+  const auto end = stalled.read_until(&received, deadline_in(kStalledReaderDrain),
+                                      [](const std::string&) { return false; });
+  EXPECT_TRUE(end == RawConnection::ReadEnd::kClosed || end == RawConnection::ReadEnd::kReset)
+      << "the connection was still open " << kStalledReaderDrain.count() << " s later";
+  size_t answered = 0;
+  for (size_t at = received.find("HTTP/1.1 200 "); at != std::string::npos;
+       at = received.find("HTTP/1.1 200 ", at + 1)) {
+    ++answered;
+  }
+  EXPECT_LT(answered, kStalledReaderRequests);
+  RecordProperty("answered_before_the_close", static_cast<int>(answered));
   EXPECT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
 }
 

@@ -53,9 +53,15 @@ std::string head_value(const std::string& head, const std::string& name) {
 
 }  // namespace
 
-RawConnection::RawConnection(int port) {
+RawConnection::RawConnection(int port, int receive_buffer_bytes) {
   fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) {
+    connect_errno_ = errno;
+    return;
+  }
+  // Before connect: the window the peer is offered is fixed then.
+  if (receive_buffer_bytes > 0 && setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer_bytes,
+                                             sizeof receive_buffer_bytes) != 0) {
     connect_errno_ = errno;
     return;
   }
@@ -70,7 +76,8 @@ RawConnection::RawConnection(int port) {
   }
 }
 
-RawConnection::RawConnection(int port, Deadline deadline) : RawConnection(port) {
+RawConnection::RawConnection(int port, Deadline deadline, int receive_buffer_bytes)
+    : RawConnection(port, receive_buffer_bytes) {
   wait_connected(deadline);
 }
 

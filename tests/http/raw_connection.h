@@ -29,10 +29,13 @@ class RawConnection {
   };
 
   // Starts connecting to 127.0.0.1:port without waiting (so a test can
-  // start hundreds at once); wait_connected() finishes it.
-  explicit RawConnection(int port);
+  // start hundreds at once); wait_connected() finishes it. A
+  // `receive_buffer_bytes` above 0 fixes the socket's receive buffer near
+  // that size (the kernel doubles it and sets a floor), so that a client
+  // which stops reading pushes back on the server after little data.
+  explicit RawConnection(int port, int receive_buffer_bytes = 0);
   // Connects to 127.0.0.1:port, waiting until `deadline` at most.
-  RawConnection(int port, Deadline deadline);
+  RawConnection(int port, Deadline deadline, int receive_buffer_bytes = 0);
   ~RawConnection();
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;
