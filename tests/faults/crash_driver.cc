@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "tests/faults/tool_run.h"
+#include "tests/support/subprocess.h"
 
 namespace runledger::testing {
 namespace {
@@ -179,12 +179,12 @@ void CrashDriver::check_served_views(ApiClient& api, CrashClient& client, Proble
 // The CLI opens the live server's folder as a secondary instance; the
 // clients are paused, so the log does not move under it.
 void CrashDriver::check_with_tools(Problems* problems) {
-  ToolRun verify = run_runledger({"verify", "--data", data_.path()});
+  CliResult verify = run_cli({"verify", "--data", data_.path()});
   if (verify.code != 0) {
     problems->push_back("verify exit " + std::to_string(verify.code) + ": " + verify.out +
                         verify.err);
   }
-  ToolRun compare = run_runledger({"replay", "--data", data_.path(), "--compare"});
+  CliResult compare = run_cli({"replay", "--data", data_.path(), "--compare"});
   if (compare.code != 0 || compare.out.find("no difference") == std::string::npos) {
     problems->push_back("replay --compare exit " + std::to_string(compare.code) + ": " +
                         compare.out + compare.err);

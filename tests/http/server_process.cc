@@ -1,68 +1,23 @@
 // ServerProcess: see server_process.h.
 #include "tests/http/server_process.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
 
 #include <httplib.h>
 
-extern char** environ;
+#include "tests/support/subprocess.h"
 
 namespace runledger::testing {
 namespace {
 
 constexpr auto kPollInterval = std::chrono::milliseconds(25);
 constexpr time_t kProbeTimeoutS = 2;
-
-// The caller's environment without RUNLEDGER_* variables: the flags given
-// are the whole configuration of the server under test.
-std::vector<std::string> child_env() {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::string_view(*e).substr(0, 10) != "RUNLEDGER_") env.emplace_back(*e);
-  }
-  return env;
-}
-
-std::vector<char*> c_strings(std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (auto& s : v) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-pid_t spawn(std::vector<std::string> argv, const std::string& out, const std::string& err) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  auto env = child_env();
-  auto args = c_strings(argv);
-  auto envp = c_strings(env);
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
-  return pid;
-}
-
-int exit_code_of(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
 
 }  // namespace
 
@@ -75,7 +30,7 @@ ServerProcess::ServerProcess(std::string data, std::vector<std::string> flags, i
     argv.push_back(std::move(arg));
   }
   argv.insert(argv.end(), flags.begin(), flags.end());
-  pid_ = spawn(std::move(argv), logs_.path() + "/out", logs_.path() + "/err");
+  pid_ = spawn_process(argv, clean_environment(), logs_.path() + "/out", logs_.path() + "/err");
 }
 
 ServerProcess::~ServerProcess() {
@@ -125,11 +80,6 @@ void ServerProcess::kill_hard() {
   if (waitpid(pid_, &status, 0) == pid_) exit_code_ = exit_code_of(status);
 }
 
-std::string ServerProcess::log() const {
-  std::ifstream in(logs_.path() + "/err", std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string ServerProcess::log() const { return read_whole_file(logs_.path() + "/err"); }
 
 }  // namespace runledger::testing

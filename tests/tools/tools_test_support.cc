@@ -1,14 +1,11 @@
 // Scaffolding for the CLI tests: see tools_test_support.h.
 #include "tests/tools/tools_test_support.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -18,8 +15,6 @@
 
 #include "events/event_codec.h"
 #include "events/keys.h"
-
-extern char** environ;
 
 namespace runledger::testing {
 
@@ -31,54 +26,6 @@ constexpr auto kServerReadyWait = std::chrono::seconds(60);
 constexpr auto kServerPollInterval = std::chrono::milliseconds(50);
 constexpr auto kServerStopWait = std::chrono::seconds(30);
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> child_env(const std::vector<std::string>& extra) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::string_view(*e).substr(0, 10) != "RUNLEDGER_") env.emplace_back(*e);
-  }
-  env.insert(env.end(), extra.begin(), extra.end());
-  return env;
-}
-
-std::vector<char*> c_strings(std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (auto& s : v) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-// Starts `argv` with stdin from /dev/null and stdout/stderr into files.
-pid_t spawn(std::vector<std::string> argv, std::vector<std::string> env, const std::string& out,
-            const std::string& err) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  auto args = c_strings(argv);
-  auto envp = c_strings(env);
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
-  return pid;
-}
-
-int wait_exit(pid_t pid) {
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 Reply render(const State&, const Decision* d) {
   if (d != nullptr && d->rejection) {
     const Rejection& r = *d->rejection;
@@ -88,18 +35,6 @@ Reply render(const State&, const Decision* d) {
 }
 
 }  // namespace
-
-CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env) {
-  TempDir io;
-  std::vector<std::string> argv = {bin_path("runledger")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  const std::string out = io.path() + "/out", err = io.path() + "/err";
-  CliResult r;
-  r.code = wait_exit(spawn(argv, child_env(env), out, err));
-  r.out = read_file(out);
-  r.err = read_file(err);
-  return r;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -423,7 +358,7 @@ ServerProcess::ServerProcess(const std::string& data, const std::vector<std::str
   std::vector<std::string> argv = {bin_path("runledgerd"), "--listen",
                                    "127.0.0.1:" + std::to_string(port_), "--data", data};
   argv.insert(argv.end(), flags.begin(), flags.end());
-  pid_ = spawn(argv, child_env({}), logs_.path() + "/out", logs_.path() + "/err");
+  pid_ = spawn_process(argv, clean_environment(), logs_.path() + "/out", logs_.path() + "/err");
 }
 
 ServerProcess::~ServerProcess() { stop(); }
@@ -444,7 +379,7 @@ bool ServerProcess::wait_ready() {
   return false;
 }
 
-std::string ServerProcess::log() const { return read_file(logs_.path() + "/err"); }
+std::string ServerProcess::log() const { return read_whole_file(logs_.path() + "/err"); }
 
 void ServerProcess::stop() {
   if (pid_ <= 0) return;

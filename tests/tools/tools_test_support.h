@@ -19,19 +19,10 @@
 #include "engine/clock.h"
 #include "engine/command.h"
 #include "engine/engine.h"
+#include "tests/support/subprocess.h"
 #include "tests/support/test_support.h"
 
 namespace runledger::testing {
-
-struct CliResult {
-  int code = -1;  // exit code; -1 when it did not exit normally
-  std::string out;
-  std::string err;
-};
-
-// Runs the built `runledger` with `args`, stdin from /dev/null, with no
-// RUNLEDGER_* variable from the caller's environment (plus `env`, "K=V").
-CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
 
 // The lines of a text.
 std::vector<std::string> lines_of(const std::string& text);
