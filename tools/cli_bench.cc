@@ -83,6 +83,23 @@ void add_chained(const Workload& w) {
                   "thread that waits for every reply: many callers in flight on few threads");
 }
 
+// The size of a W1 run.
+void add_jobs_and_targets(const Workload& w) {
+  w.app->add_option("--jobs", w.flags->options.jobs, "jobs to run")
+      ->check(CLI::Range(1, 100'000'000))
+      ->capture_default_str();
+  w.app->add_option("--targets", w.flags->options.targets, "distinct targets")
+      ->check(CLI::Range(1, 10'000'000))
+      ->capture_default_str();
+}
+
+// The size of a generated log.
+void add_events(const Workload& w) {
+  w.app->add_option("--events", w.flags->options.events, "events to generate")
+      ->check(CLI::Range(1, 1'000'000'000))
+      ->capture_default_str();
+}
+
 Workload add_w1(CLI::App& bench) {
   Workload w = add_workload(
       bench, "w1",
@@ -91,12 +108,7 @@ Workload add_w1(CLI::App& bench) {
       bench::run_w1);
   add_callers(w);
   add_chained(w);
-  w.app->add_option("--jobs", w.flags->options.jobs, "jobs to run")
-      ->check(CLI::Range(1, 100'000'000))
-      ->capture_default_str();
-  w.app->add_option("--targets", w.flags->options.targets, "distinct targets")
-      ->check(CLI::Range(1, 10'000'000))
-      ->capture_default_str();
+  add_jobs_and_targets(w);
   add_data(w);
   return w;
 }
@@ -116,12 +128,7 @@ Workload add_w1_http(CLI::App& bench) {
                    "threads the clients' connections are spread over (as pgbench -j)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
-  w.app->add_option("--jobs", o.jobs, "jobs to run")
-      ->check(CLI::Range(1, 100'000'000))
-      ->capture_default_str();
-  w.app->add_option("--targets", o.targets, "distinct targets")
-      ->check(CLI::Range(1, 10'000'000))
-      ->capture_default_str();
+  add_jobs_and_targets(w);
   auto* server = w.app->add_option("--server", o.server,
                                    "URL of a running runledgerd to drive (http://HOST:PORT)");
   w.app
@@ -137,9 +144,7 @@ Workload add_replay_bench(CLI::App& bench) {
       "Generate a log of at least N events (W1 jobs through the engine), then time a full fold "
       "of every projection from the first event (no snapshot)",
       bench::run_replay);
-  w.app->add_option("--events", w.flags->options.events, "events to generate")
-      ->check(CLI::Range(1, 1'000'000'000))
-      ->capture_default_str();
+  add_events(w);
   add_callers(w);
   add_data(w);
   return w;
@@ -152,9 +157,7 @@ Workload add_restart(CLI::App& bench) {
       "periodic snapshot plus the tail after it), then time opening the store and the engine "
       "until it is ready to serve",
       bench::run_restart);
-  w.app->add_option("--events", w.flags->options.events, "events to generate")
-      ->check(CLI::Range(1, 1'000'000'000))
-      ->capture_default_str();
+  add_events(w);
   add_callers(w);
   add_data(w);
   return w;
