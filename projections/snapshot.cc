@@ -86,16 +86,35 @@ Status decode_lines(const json& head, std::string_view rest, State* s) {
   return Status::Ok();
 }
 
-// Formats 2 and 1 (JSON), told apart by the head line.
-Status decode_json(std::string_view bytes, State* s) {
+// The head of a JSON snapshot: its first line (format 2), or the whole
+// document (format 1, one line); *one_document says which.
+Status parse_json_head(std::string_view bytes, json* head, bool* one_document) {
   size_t eol = bytes.find('\n');
-  json head = json::parse(bytes.substr(0, eol), nullptr, /*allow_exceptions=*/false);
-  const int format = head.is_object() ? head.value("format", 0) : 0;
-  const bool one_document = format == kSnapshotFormatOneDocument && eol == std::string_view::npos;
-  if (head.is_discarded() || (format != kSnapshotFormatLines && !one_document)) {
+  *head = json::parse(bytes.substr(0, eol), nullptr, /*allow_exceptions=*/false);
+  const int format = head->is_object() ? head->value("format", 0) : 0;
+  *one_document = format == kSnapshotFormatOneDocument && eol == std::string_view::npos;
+  if (head->is_discarded() || (format != kSnapshotFormatLines && !*one_document)) {
     return Status::Corruption("snapshot is neither of format 3 nor JSON of format 2 or 1");
   }
-  return one_document ? decode_one_document(head, s) : decode_lines(head, bytes.substr(eol + 1), s);
+  return Status::Ok();
+}
+
+// Formats 2 and 1 (JSON), told apart by the head line.
+Status decode_json(std::string_view bytes, State* s) {
+  json head;
+  bool one_document = false;
+  if (Status st = parse_json_head(bytes, &head, &one_document); !st.ok()) return st;
+  return one_document ? decode_one_document(head, s)
+                      : decode_lines(head, bytes.substr(bytes.find('\n') + 1), s);
+}
+
+// Only the position of a JSON snapshot: the entities of format 2 are left
+// unparsed, since the caller decodes them once, after checking the position.
+Status decode_json_head(std::string_view bytes, State* s) {
+  json head;
+  bool one_document = false;
+  if (Status st = parse_json_head(bytes, &head, &one_document); !st.ok()) return st;
+  return read_position(head, s);
 }
 
 }  // namespace
@@ -123,9 +142,13 @@ Status decode_snapshot(std::string_view bytes, State* out) {
 
 Status decode_snapshot_head(std::string_view bytes, uint64_t* seq, Hash* last_hash) {
   State s;
-  Status st = snapshot_format3::is_format3(bytes) ? snapshot_format3::decode_head(bytes, &s)
-                                                  : decode_snapshot(bytes, &s);
-  if (!st.ok()) return st;
+  try {
+    Status st = snapshot_format3::is_format3(bytes) ? snapshot_format3::decode_head(bytes, &s)
+                                                    : decode_json_head(bytes, &s);
+    if (!st.ok()) return st;
+  } catch (const std::exception& e) {
+    return Status::Corruption(std::string("snapshot head does not decode: ") + e.what());
+  }
   *seq = s.last_seq;
   *last_hash = s.last_hash;
   return Status::Ok();

@@ -36,7 +36,7 @@ void encode_snapshot(const State& s, std::string* out);
 // the bytes are not a snapshot of a known format.
 Status decode_snapshot(std::string_view bytes, State* out);
 // The seq and hash a snapshot covers, without reading its entities (format 3
-// verifies its head record only; the JSON formats are decoded whole).
+// verifies its head record only; format 2 parses its head line only).
 Status decode_snapshot_head(std::string_view bytes, uint64_t* seq, Hash* last_hash);
 
 }  // namespace runledger
