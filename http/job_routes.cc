@@ -41,13 +41,36 @@ std::optional<nlohmann::json> live_job(const State& s, const std::string& id) {
   return jobs::view(s, **j);
 }
 
+// The job's JSON, the bytes Reply::json writes for jobs::view. Every job
+// command's reply is rendered on the sequencer, and building and dumping the
+// tree took more of its time there than deciding; the text writer gives the
+// same bytes without it (the tree stays for a job with text that is not
+// UTF-8, which Reply::json writes with replacement characters).
+std::string job_json(const State& s, const jobs::Job& j) {
+  if (auto text = jobs::try_view_text(s, j)) return std::move(*text);
+  return Reply::json(200, jobs::view(s, j)).body;
+}
+
+// {"job": ..., "lease_expires_at": ..., "lease_token": ...}, keys in the
+// order Reply::json sorts them; the lease part only when `token` is given.
+// The token is hex the server made and the time is formatted: no escapes.
+Reply job_with_lease(const State& s, const jobs::Job& j, const std::string& token) {
+  std::string body = "{\"job\":" + job_json(s, j);
+  if (!token.empty()) {
+    body += ",\"lease_expires_at\":\"" + format_time_ms(j.latest().lease_expires_at_ms) +
+            "\",\"lease_token\":\"" + token + "\"";
+  }
+  body += "}";
+  return Reply{200, std::move(body)};
+}
+
 // Renders the job (or the refusal) after a command: `status` on success.
 Renderer job_reply(std::string id, int status) {
   return [id = std::move(id), status](const State& s, const Decision* d) {
     if (d->rejection) return rejection_reply(*d->rejection);
-    auto v = live_job(s, id);
-    if (!v) return Reply::error(404, "not_found", "job " + id + " not found");
-    return Reply::json(status, *v);
+    auto j = find_job(s, id);
+    if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
+    return Reply{status, job_json(s, **j)};
   };
 }
 
@@ -98,9 +121,9 @@ Request enqueue(const nlohmann::json& body) {
   r.render = [id](const State& s, const Decision* d) {
     if (d->rejection) return rejection_reply(*d->rejection);
     bool existing = d->body.is_object() && d->body.value("existing", false);
-    auto v = live_job(s, id);
-    if (!v) return Reply::error(404, "not_found", "job " + id + " not found");
-    return Reply::json(existing ? 200 : 201, *v);
+    auto j = find_job(s, id);
+    if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
+    return Reply{existing ? 200 : 201, job_json(s, **j)};
   };
   r.command = std::move(c);
   return r;
@@ -109,11 +132,7 @@ Request enqueue(const nlohmann::json& body) {
 Reply lease_reply(const State& s, const std::string& id, const std::string& token) {
   auto j = find_job(s, id);
   if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
-  nlohmann::json out;
-  out["job"] = jobs::view(s, **j);
-  out["lease_token"] = token;
-  out["lease_expires_at"] = format_time_ms((*j)->latest().lease_expires_at_ms);
-  return Reply::json(200, out);
+  return job_with_lease(s, **j, token);
 }
 
 void add_worker_routes(Router& router, const ApiOptions& o) {
@@ -243,12 +262,8 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
         if (d->rejection) return rejection_reply(*d->rejection);
         auto j = find_job(s, id);
         if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
-        nlohmann::json out{{"job", jobs::view(s, **j)}};
-        if (!token.empty() && (*j)->latest().state == jobs::AttemptState::kRunning) {
-          out["lease_token"] = token;
-          out["lease_expires_at"] = format_time_ms((*j)->latest().lease_expires_at_ms);
-        }
-        return Reply::json(200, out);
+        const bool leased = !token.empty() && (*j)->latest().state == jobs::AttemptState::kRunning;
+        return job_with_lease(s, **j, leased ? token : std::string());
       };
       r.command = std::move(c);
       return r;

@@ -263,6 +263,9 @@ nlohmann::json view(const State& s, const Job& j);
 // view(s, j).dump(), byte for byte (the same exception too), written without
 // building the json tree: the engine renders it for every job that finishes.
 std::string view_text(const State& s, const Job& j);
+// view_text's bytes, or nullopt where a text of the job is not UTF-8 (there
+// dump() throws, and the caller renders the tree as it renders any other).
+std::optional<std::string> try_view_text(const State& s, const Job& j);
 // Lossless internal form for snapshots and hydration.
 nlohmann::json to_json(const Job& j);
 Job from_json(const nlohmann::json& j);

@@ -3,6 +3,7 @@
 // re-parsing the stored JSON texts in it and dumping it took more of its time
 // than anything else. The bytes are those of view(s, j).dump(): keys in the
 // order std::map sorts them, strings escaped as dump() escapes them.
+#include <optional>
 #include <string_view>
 
 #include "events/event_codec.h"
@@ -217,13 +218,18 @@ size_t size_hint(const Job& j) {
 
 }  // namespace
 
-std::string view_text(const State& s, const Job& j) {
+std::optional<std::string> try_view_text(const State& s, const Job& j) {
   std::string out;
   out.reserve(size_hint(j));
   Writer w{out};
   w.job(s, j);
-  if (!w.ok) return view(s, j).dump();
+  if (!w.ok) return std::nullopt;
   return out;
+}
+
+std::string view_text(const State& s, const Job& j) {
+  if (auto text = try_view_text(s, j)) return std::move(*text);
+  return view(s, j).dump();
 }
 
 }  // namespace runledger::jobs

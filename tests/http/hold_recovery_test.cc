@@ -111,6 +111,11 @@ TEST_F(HoldRecoveryTest, ARestartedWorkerReattachesAndTheOldTokenIsFenced) {
   EXPECT_EQ(re.json.at("job").value("state", ""), "RUNNING");
   EXPECT_EQ(re.json.at("job").at("lease").value("worker", ""), "w2");
   EXPECT_EQ(re.json.at("job").value("attempt", 0), 1);  // the same work, not a new run
+  // The lease's time is the job's, and the body is written as every reply
+  // is (keys sorted, no spaces): the text writer's bytes are the tree's.
+  EXPECT_EQ(re.json.value("lease_expires_at", ""),
+            re.json.at("job").at("lease").value("expires_at", "-"));
+  EXPECT_EQ(re.json.dump(), re.body);
 
   const size_t before = client().event_count();
   EXPECT_TRUE(IsError(worker_call(client(), "j1", "heartbeat", old_token), 409, "lease_mismatch"));

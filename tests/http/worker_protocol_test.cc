@@ -73,6 +73,12 @@ TEST_F(WorkerProtocolTest, AJobRunsFromEnqueueToSucceeded) {
   EXPECT_EQ(token.size(), kLeaseTokenChars);
   EXPECT_TRUE(lower_hex(token)) << token;
   EXPECT_FALSE(claimed.json.value("lease_expires_at", "").empty()) << claimed.body;
+  EXPECT_EQ(claimed.json.value("lease_expires_at", ""),
+            claimed.json.at("job").at("lease").value("expires_at", "-"));
+  // Written as every reply is (keys sorted, no spaces), though not through
+  // a JSON tree: the same bytes.
+  EXPECT_EQ(claimed.json.dump(), claimed.body);
+  EXPECT_EQ(queued.json.dump(), queued.body);
   const json& job = claimed.json.at("job");
   EXPECT_EQ(job.value("state", ""), "LEASED");
   EXPECT_EQ(job.at("lease").value("worker", ""), "w1");

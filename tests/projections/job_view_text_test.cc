@@ -279,9 +279,13 @@ TEST(JobViewTextInvalidUtf8, EveryStringFieldBehavesAsTheTreeDoes) {
         Outcome tree = tree_outcome(s, j);
         EXPECT_EQ(tree.rfind("type_error: ", 0), 0u) << "dump() refuses invalid UTF-8";
         EXPECT_EQ(text_outcome(s, j), tree);
+        // and the writer that does not throw declines, for its caller to choose
+        EXPECT_FALSE(jobs::try_view_text(s, j).has_value());
       }
     }
   }
+  // Where every text is UTF-8, it writes the tree's bytes.
+  EXPECT_EQ(jobs::try_view_text(s, plain_job()), jobs::view(s, plain_job()).dump());
   // Two bad fields: the error is the one the tree meets first.
   jobs::Job j = plain_job();
   j.id = "\xFF";
