@@ -4,10 +4,9 @@
 // completes every command, and the only other thread is the one waiting for
 // the end. (A caller thread of their own, with the writer only queueing each
 // reply for it, measured slower on two cores: 121-133k commands/s against
-// 133-160k, alternating.) This is how a server with
-// many connections and few threads keeps the engine busy; with thousands of
-// callers the group commits grow large enough to show what the engine
-// itself can do.
+// 133-160k, alternating.) This is how a server with many connections and
+// few threads keeps the engine busy; with thousands of callers the group
+// commits grow large enough to show what the engine itself can do.
 #pragma once
 
 #include <string_view>

@@ -29,7 +29,7 @@
 #include "tests/faults/crash_checks.h"
 #include "tests/faults/crash_clients.h"
 #include "tests/http/api_client.h"
-#include "tests/http/server_process.h"
+#include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 
 namespace runledger::testing {

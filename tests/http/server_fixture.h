@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/http/api_client.h"
-#include "tests/http/server_process.h"
+#include "tests/support/server_process.h"
 #include "tests/support/test_support.h"
 
 namespace runledger::testing {

@@ -152,7 +152,7 @@ TEST(BenchW1Http, DrivesARunningServerAndSaysWhenItIsGone) {
       bench_json({"w1-http", "--clients", "2", "--jobs", "4", "--server", server.url()});
   EXPECT_EQ(again.value("ok", false), true) << again.dump(2);
 
-  server.stop();
+  ASSERT_EQ(server.terminate(), 0) << server.log();
   nlohmann::json gone =
       bench_json({"w1-http", "--jobs", "1", "--server", server.url()}, kExitUnreachable);
   EXPECT_NE(gone.value("error", "").find("does not answer"), std::string::npos) << gone.dump();

@@ -46,7 +46,7 @@ TEST(Gate, AnswersFromARunningServer) {
   EXPECT_EQ(from_folder.code, kExitGateClosed) << from_folder.out << from_folder.err;
   EXPECT_EQ(from_folder.out, closed.out);
 
-  server.stop();
+  ASSERT_EQ(server.terminate(), 0) << server.log();
   CliResult gone = run_cli({"gate", "t1", "--server", server.url()});
   EXPECT_EQ(gone.code, kExitUnreachable) << gone.out << gone.err;
   EXPECT_NE(gone.err.find("cannot reach the server"), std::string::npos) << gone.err;

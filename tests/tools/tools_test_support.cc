@@ -1,17 +1,10 @@
 // Scaffolding for the CLI tests: see tools_test_support.h.
 #include "tests/tools/tools_test_support.h"
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include <gtest/gtest.h>
-#include <httplib.h>
 
 #include "events/event_codec.h"
 #include "events/keys.h"
@@ -19,12 +12,6 @@
 namespace runledger::testing {
 
 namespace {
-
-// How long a test waits for a subprocess server to come up: far more than
-// it needs on an idle machine, so a loaded one does not fail the test.
-constexpr auto kServerReadyWait = std::chrono::seconds(60);
-constexpr auto kServerPollInterval = std::chrono::milliseconds(50);
-constexpr auto kServerStopWait = std::chrono::seconds(30);
 
 Reply render(const State&, const Decision* d) {
   if (d != nullptr && d->rejection) {
@@ -349,52 +336,6 @@ std::string with_unknown_payload_type(std::string_view bytes) {
   b.add_payload(payload);
   fb::FinishEventBuffer(fbb, b.Finish());
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
-}
-
-// ---- ServerProcess ----
-
-ServerProcess::ServerProcess(const std::string& data, const std::vector<std::string>& flags)
-    : port_(free_port()) {
-  std::vector<std::string> argv = {bin_path("runledgerd"), "--listen",
-                                   "127.0.0.1:" + std::to_string(port_), "--data", data};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  pid_ = spawn_process(argv, clean_environment(), logs_.path() + "/out", logs_.path() + "/err");
-}
-
-ServerProcess::~ServerProcess() { stop(); }
-
-bool ServerProcess::wait_ready() {
-  httplib::Client client("127.0.0.1", port_);
-  client.set_connection_timeout(1, 0);
-  const auto deadline = std::chrono::steady_clock::now() + kServerReadyWait;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (auto res = client.Get("/v1/health"); res && res->status == 200) return true;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return false;  // it exited: log() says why
-    }
-    std::this_thread::sleep_for(kServerPollInterval);
-  }
-  return false;
-}
-
-std::string ServerProcess::log() const { return read_whole_file(logs_.path() + "/err"); }
-
-void ServerProcess::stop() {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + kServerStopWait;
-  int status = 0;
-  while (waitpid(pid_, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(kServerPollInterval);
-  }
-  pid_ = -1;
 }
 
 }  // namespace runledger::testing

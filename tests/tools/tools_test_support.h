@@ -1,10 +1,8 @@
-// Scaffolding for the CLI tests: run `runledger` as a real subprocess and
-// capture what it prints, build logs with the in-process engine on a real
-// RocksDB store, damage a stored log under the store's feet, and run a real
-// `runledgerd` on a free loopback port.
+// Scaffolding for the CLI tests: build logs with the in-process engine on a
+// real RocksDB store and damage a stored log under the store's feet; running
+// `runledger` and `runledgerd` as real subprocesses comes from
+// tests/support (subprocess.h, server_process.h).
 #pragma once
-
-#include <sys/types.h>
 
 #include <cstdint>
 #include <map>
@@ -19,6 +17,7 @@
 #include "engine/clock.h"
 #include "engine/command.h"
 #include "engine/engine.h"
+#include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/test_support.h"
 
@@ -106,29 +105,5 @@ class RawDb {
 std::string with_prev_hash(std::string_view bytes, const Hash& prev_hash);
 // `bytes` encoded again with a payload type no build knows.
 std::string with_unknown_payload_type(std::string_view bytes);
-
-// A runledgerd subprocess serving `data` on a free loopback port, with
-// `flags` added; stopped (SIGTERM, then waited for) by stop() or the
-// destructor.
-class ServerProcess {
- public:
-  explicit ServerProcess(const std::string& data, const std::vector<std::string>& flags = {});
-  ~ServerProcess();
-  ServerProcess(const ServerProcess&) = delete;
-  ServerProcess& operator=(const ServerProcess&) = delete;
-
-  // Waits until GET /v1/health answers; false if it never does.
-  bool wait_ready();
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  int port() const { return port_; }
-  // What the server wrote on stderr so far (for failure messages).
-  std::string log() const;
-  void stop();
-
- private:
-  TempDir logs_;
-  int port_ = 0;
-  pid_t pid_ = -1;
-};
 
 }  // namespace runledger::testing

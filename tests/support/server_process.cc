@@ -1,5 +1,5 @@
 // ServerProcess: see server_process.h.
-#include "tests/http/server_process.h"
+#include "tests/support/server_process.h"
 
 #include <signal.h>
 #include <sys/wait.h>

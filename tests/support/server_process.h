@@ -1,6 +1,6 @@
-// ServerProcess: a real `runledgerd` subprocess for the end-to-end HTTP
-// tests, listening on a free loopback port with its data in a given folder.
-// The tests talk to it over sockets only, and stop it the way an operator
+// ServerProcess: a real `runledgerd` subprocess for the end-to-end HTTP,
+// fault and CLI tests, listening on a free loopback port with its data in a
+// given folder. The tests talk to it over sockets only, and stop it the way an operator
 // or a crash would: SIGTERM (clean shutdown) or SIGKILL (power cut).
 // Not thread-safe: one test thread owns it.
 #pragma once
@@ -48,6 +48,7 @@ class ServerProcess {
   bool running() const { return pid_ > 0 && !exit_code_; }
 
   int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   const std::string& data() const { return data_; }
   // What the server wrote on stderr so far.
   std::string log() const;
