@@ -11,7 +11,9 @@
 #include "engine/entities.h"
 #include "engine/idempotency.h"
 #include "engine/idempotency_purge.h"
+#include "engine/log.h"
 #include "engine/thread_name.h"
+#include "engine/view_index.h"
 #include "projections/snapshot.h"
 
 namespace runledger {
@@ -59,6 +61,10 @@ Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, Engin
                                                         e->load_report_.damage.ToString();
   }
   if (!e->options_.read_only) {
+    // Once per store written before the index of stored views existed.
+    size_t indexed = 0;
+    if (Status ix = view_index::build(*e->store_, &indexed); !ix.ok()) return ix;
+    if (indexed > 0) log::info("indexed the stored views of {} finished entities", indexed);
     e->purge_ =
         std::make_unique<IdempotencyPurge>(*e->store_, e->options_.idempotency_keep_s * 1000,
                                            e->options_.idempotency_purge_every_s * 1000);
@@ -246,14 +252,10 @@ void Engine::sort_touched(Batch& b) {
 // is refused whole and the State rebuilt, see commit()).
 void Engine::close_batch(Batch& b) {
   sort_touched(b);
-  std::sort(b.reopened.begin(), b.reopened.end());
   for (const auto& stream : b.touched) {
-    if (auto view = finished_view(state_, stream)) {
-      b.out.views.emplace_back(stream, std::move(*view));
-    } else if (std::binary_search(b.reopened.begin(), b.reopened.end(), stream) &&
-               !is_finished(state_, stream)) {
-      b.out.views.emplace_back(stream, std::nullopt);  // live again (rerun): memory answers
-    }
+    auto reopened = b.reopened.find(stream);
+    view_index::add_view_writes(
+        state_, stream, reopened == b.reopened.end() ? nullptr : &reopened->second, &b.out.views);
     if (is_finished(state_, stream)) b.finished.push_back(stream);
   }
   // A command refused on a finished entity loaded it from disk without
@@ -374,7 +376,9 @@ Status Engine::append_decision(const Decision& d, const std::string& actor,
     } else if ((current = version_in_memory(state_, ne.stream)) != 0) {
       // First touched in this batch: a finished entity coming back loses
       // the view the store keeps for it (see close_batch).
-      if (is_finished(state_, ne.stream)) b.reopened.push_back(ne.stream);
+      if (is_finished(state_, ne.stream)) {
+        b.reopened.emplace(ne.stream, view_index::entries_of(state_, ne.stream));
+      }
     } else {
       Status st = store_->stream_version(ne.stream, &current);
       if (!st.ok()) return st;

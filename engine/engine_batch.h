@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +29,9 @@ struct Engine::Batch {
   std::deque<Pending> requests;
   AppendBatch out;
   std::vector<std::string> touched;   // streams with events in it; sorted, unique once decided
-  std::vector<std::string> reopened;  // of those, the ones finished before it touched them
+  // Of those, the ones finished before it touched them, with the index
+  // entries of their stored views (view_index::entries_of).
+  std::map<std::string, std::vector<std::string>> reopened;
   std::vector<std::string> finished;  // of those, the ones finished after it
   std::vector<std::string> hydrated;  // streams it loaded from the log
   bool apply_failed = false;          // a command failed half-way: the State must be rebuilt

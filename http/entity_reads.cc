@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/entities.h"
+#include "engine/view_index.h"
 #include "http/handler_support.h"
 
 namespace runledger::http {
@@ -50,10 +51,61 @@ Reply stream_events(Engine& engine, const std::string& stream, const std::string
   return Reply::json(200, {{"events", std::move(events)}});
 }
 
+namespace {
+
+// Ids read from the index per scan: each chunk's views are read after its
+// scan is closed.
+constexpr size_t kIndexChunk = 256;
+
+using StoredVisit = std::function<bool(std::string_view id, nlohmann::json view)>;
+
+// Every stored view under `prefix` after `after`, in id order, until `visit`
+// returns false.
+void scan_stored(const EventStore& store, const std::string& prefix, const std::string& after,
+                 const StoredVisit& visit) {
+  const std::string after_key = after.empty() ? "" : prefix + after;
+  store
+      .scan_views(prefix, after_key,
+                  [&](std::string_view key, std::string_view value) {
+                    auto v = nlohmann::json::parse(value, nullptr, false);
+                    if (v.is_discarded()) return true;
+                    return visit(key.substr(prefix.size()), std::move(v));
+                  })
+      .IgnoreError();  // a failed scan shows fewer finished entities, never wrong ones
+}
+
+// The same for the ids under `index_prefix` only.
+void read_indexed(const EventStore& store, const std::string& prefix,
+                  const std::string& index_prefix, const std::string& after,
+                  const StoredVisit& visit) {
+  std::string after_key = after.empty() ? "" : index_prefix + after;
+  std::vector<std::string> ids;
+  std::string value;
+  for (;;) {
+    ids.clear();
+    Status s =
+        store.scan_views(index_prefix, after_key, [&](std::string_view key, std::string_view) {
+          ids.emplace_back(key.substr(index_prefix.size()));
+          return ids.size() < kIndexChunk;
+        });
+    if (!s.ok()) return;  // as in scan_stored
+    for (const std::string& id : ids) {
+      if (!store.get_view(prefix + id, &value).ok()) continue;
+      auto v = nlohmann::json::parse(value, nullptr, false);
+      if (!v.is_discarded() && !visit(id, std::move(v))) return;
+    }
+    if (ids.size() < kIndexChunk) return;
+    after_key = index_prefix + ids.back();
+  }
+}
+
+}  // namespace
+
 Page list_entities(Engine& engine, const std::string& prefix, const std::string& after,
                    size_t limit,
                    const std::function<std::vector<nlohmann::json>(const State&)>& live_page,
-                   const std::function<bool(const nlohmann::json&)>& keep) {
+                   const std::function<bool(const nlohmann::json&)>& keep,
+                   const StoredMatches& stored) {
   std::vector<nlohmann::json> live;
   engine.read([&](const State& s, const Decision*) {
     live = live_page(s);
@@ -62,17 +114,27 @@ Page list_entities(Engine& engine, const std::string& prefix, const std::string&
   // Merge by id; a live entity wins over a stored view of the same id.
   std::map<std::string, nlohmann::json> merged;
   for (auto& v : live) merged.emplace(v.at("id").get<std::string>(), std::move(v));
-  std::string after_key = after.empty() ? "" : prefix + after;
-  size_t stored = 0;
-  engine.store()
-      .scan_views(prefix, after_key,
-                  [&](std::string_view key, std::string_view value) {
-                    auto v = nlohmann::json::parse(value, nullptr, false);
-                    if (v.is_discarded() || !keep(v)) return true;
-                    merged.emplace(std::string(key.substr(prefix.size())), std::move(v));
-                    return ++stored <= limit;
-                  })
-      .IgnoreError();  // a failed scan shows fewer finished entities, never wrong ones
+  size_t kept = 0;
+  auto visit = [&](std::string_view id, nlohmann::json v) {
+    if (!keep(v)) return true;
+    merged.emplace(std::string(id), std::move(v));
+    return ++kept <= limit;
+  };
+  const EventStore& store = engine.store();
+  switch (stored.mode) {
+    case StoredMatches::Mode::kNone:
+      break;
+    case StoredMatches::Mode::kIndexed:
+      if (view_index::ready(store)) {
+        read_indexed(store, prefix, stored.index_prefix, after, visit);
+        break;
+      }
+      scan_stored(store, prefix, after, visit);
+      break;
+    case StoredMatches::Mode::kScan:
+      scan_stored(store, prefix, after, visit);
+      break;
+  }
   Page page;
   for (auto& [id, v] : merged) {
     if (page.items.size() == limit) {

@@ -31,10 +31,22 @@ Reply read_as_of(Engine& engine, const ApiRequest& r, const std::string& stream,
 // 200 {"events": [...]} for the stream, 404 when it never existed.
 Reply stream_events(Engine& engine, const std::string& stream, const std::string& what);
 
+// Where a listing looks for the finished entities that pass its filter.
+struct StoredMatches {
+  enum class Mode : uint8_t {
+    kScan,     // every stored view (no filter, or no index for it)
+    kIndexed,  // the ids under `index_prefix` (engine/view_index.h)
+    kNone,     // no finished entity can pass (e.g. state=RUNNING)
+  };
+  Mode mode = Mode::kScan;
+  std::string index_prefix;
+};
+
 // A page of entities ordered by id: live ones from memory merged with
 // finished ones from the store's views under `prefix` ("job/", "hold/").
 // `live_page` runs on the sequencer and returns up to limit+1 live views with
-// id > after that pass the filter; `keep` filters stored views.
+// id > after that pass the filter; `keep` filters stored views, also those
+// found through the index. A store whose index is not built yet is scanned.
 struct Page {
   nlohmann::json items = nlohmann::json::array();
   std::optional<std::string> next;
@@ -42,6 +54,7 @@ struct Page {
 Page list_entities(Engine& engine, const std::string& prefix, const std::string& after,
                    size_t limit,
                    const std::function<std::vector<nlohmann::json>(const State&)>& live_page,
-                   const std::function<bool(const nlohmann::json&)>& keep);
+                   const std::function<bool(const nlohmann::json&)>& keep,
+                   const StoredMatches& stored);
 
 }  // namespace runledger::http

@@ -1,4 +1,5 @@
 // The Holds section of the API and the start gate.
+#include "engine/view_index.h"
 #include "http/entity_reads.h"
 #include "http/handler_support.h"
 #include "http/routes.h"
@@ -40,7 +41,15 @@ Reply list_holds(Engine& engine, const ApiRequest& a) {
     }
     return out;
   };
-  Page page = list_entities(engine, "hold/", "", kListLimit, live_page, keep);
+  // Stored views are of released holds only.
+  StoredMatches stored;
+  if (open && *open) {
+    stored.mode = StoredMatches::Mode::kNone;
+  } else if (target) {
+    stored = {StoredMatches::Mode::kIndexed,
+              view_index::prefix(view_index::Field::kHoldTarget, *target)};
+  }
+  Page page = list_entities(engine, "hold/", "", kListLimit, live_page, keep, stored);
   nlohmann::json out{{"holds", std::move(page.items)}};
   out["next"] = page.next ? nlohmann::json(*page.next) : nlohmann::json(nullptr);
   return Reply::json(200, out);

@@ -3,6 +3,7 @@
 // decider checks everything that depends on state.
 #include <memory>
 
+#include "engine/view_index.h"
 #include "http/entity_reads.h"
 #include "http/handler_support.h"
 #include "http/routes.h"
@@ -295,6 +296,22 @@ void add_operator_routes(Router& router) {
   });
 }
 
+// Stored views are of finished jobs only. Of the filters, a target or a kind
+// is the likeliest to be narrow; the others are checked on each view read.
+StoredMatches stored_jobs_matching(const std::optional<std::string>& state,
+                                   const std::optional<std::string>& target,
+                                   const std::optional<std::string>& kind) {
+  using view_index::Field;
+  if (state && !jobs::is_terminal(*jobs::attempt_state_from(*state))) {
+    return {StoredMatches::Mode::kNone, ""};
+  }
+  if (target)
+    return {StoredMatches::Mode::kIndexed, view_index::prefix(Field::kJobTarget, *target)};
+  if (kind) return {StoredMatches::Mode::kIndexed, view_index::prefix(Field::kJobKind, *kind)};
+  if (state) return {StoredMatches::Mode::kIndexed, view_index::prefix(Field::kJobState, *state)};
+  return {StoredMatches::Mode::kScan, ""};
+}
+
 Reply list_jobs(Engine& engine, const ApiRequest& a) {
   auto limit = static_cast<size_t>(
       query_int(a, "limit", kListLimitDefault, 1, static_cast<int64_t>(kListLimitMax)));
@@ -327,7 +344,8 @@ Reply list_jobs(Engine& engine, const ApiRequest& a) {
     }
     return out;
   };
-  Page page = list_entities(engine, "job/", after, limit, live_page, keep);
+  Page page = list_entities(engine, "job/", after, limit, live_page, keep,
+                            stored_jobs_matching(state, target, kind));
   nlohmann::json out{{"jobs", std::move(page.items)}};
   out["next"] = page.next ? nlohmann::json(*page.next) : nlohmann::json(nullptr);
   return Reply::json(200, out);

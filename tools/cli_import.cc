@@ -11,10 +11,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 
 #include "engine/entities.h"
+#include "engine/view_index.h"
 #include "events/keys.h"
 #include "events/rocksdb_store.h"
 #include "projections/snapshot.h"
@@ -100,7 +102,9 @@ class Importer {
   State state_;
   AppendBatch batch_;
   std::set<std::string> touched_;
-  std::set<std::string> hydrated_;
+  // Streams loaded from the store (finished in an earlier batch), with the
+  // index entries of their stored views.
+  std::map<std::string, std::vector<std::string>> hydrated_;
 };
 
 Status Importer::add(EncodedEvent event) {
@@ -121,7 +125,9 @@ Status Importer::add(EncodedEvent event) {
   if (event.stream_version > 1 && !in_memory(state_, event.stream)) {
     // Finished in an earlier batch: its history is in the store already.
     if (Status s = hydrate(store_, state_, event.stream, 0); !s.ok()) return s;
-    if (in_memory(state_, event.stream)) hydrated_.insert(event.stream);
+    if (in_memory(state_, event.stream)) {
+      hydrated_.emplace(event.stream, view_index::entries_of(state_, event.stream));
+    }
   }
   evolve(state_, *e);
   state_.last_hash = sha256(event.bytes);
@@ -132,11 +138,9 @@ Status Importer::add(EncodedEvent event) {
 
 Status Importer::flush(bool with_snapshot) {
   for (const auto& stream : touched_) {
-    if (auto view = finished_view(state_, stream)) {
-      batch_.views.emplace_back(stream, std::move(*view));
-    } else if (hydrated_.count(stream)) {
-      batch_.views.emplace_back(stream, std::nullopt);  // live again (rerun)
-    }
+    auto stored = hydrated_.find(stream);
+    view_index::add_view_writes(
+        state_, stream, stored == hydrated_.end() ? nullptr : &stored->second, &batch_.views);
   }
   for (const auto& stream : touched_) evict_if_finished(state_, stream);
   if (with_snapshot) batch_.snapshot = encode_snapshot(state_);
@@ -147,7 +151,11 @@ Status Importer::flush(bool with_snapshot) {
   return s;
 }
 
-Status Importer::finish() { return state_.last_seq == 0 ? Status::Ok() : flush(true); }
+// The store was empty, so every view in it is this import's, and indexed.
+Status Importer::finish() {
+  batch_.views.emplace_back(std::string(view_index::kReadyKey), "1");
+  return flush(/*with_snapshot=*/state_.last_seq != 0);
+}
 
 Status import_file(std::istream& in, EventStore& store, size_t batch_events) {
   std::string line;

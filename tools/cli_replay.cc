@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "engine/view_index.h"
 #include "tools/cli_commands.h"
 #include "tools/cli_compare.h"
 #include "tools/cli_state.h"
@@ -50,6 +51,12 @@ int compare(const EventStore& store, const State& replayed, const std::string& s
     std::erase_if(server, [&](const auto& kv) { return kv.first != stream; });
   }
   std::vector<std::string> found = differences(replay, server);
+  if (stream.empty()) {
+    if (Status s = view_index::check(store, &found); !s.ok()) {
+      std::printf("the index of stored views does not read: %s\n", s.ToString().c_str());
+      return kExitFindings;
+    }
+  }
   if (server_seq != replayed.last_seq) {
     found.insert(found.begin(), "seq: replay " + std::to_string(replayed.last_seq) + ", server " +
                                     std::to_string(server_seq));

@@ -1,0 +1,248 @@
+#include "engine/view_index.h"
+
+#include <algorithm>
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/entities.h"
+#include "projections/hold.h"
+#include "projections/job.h"
+
+namespace runledger::view_index {
+
+namespace {
+
+// Keys read per step of build() and check(), so that their memory stays
+// bounded whatever the number of finished entities.
+constexpr size_t kChunk = 1'000;
+
+std::string_view field_path(Field field) {
+  switch (field) {
+    case Field::kJobState:
+      return "index/job/state/";
+    case Field::kJobTarget:
+      return "index/job/target/";
+    case Field::kJobKind:
+      return "index/job/kind/";
+    case Field::kHoldTarget:
+      return "index/hold/target/";
+  }
+  return "index/unknown/";
+}
+
+std::string key(Field field, std::string_view value, std::string_view id) {
+  std::string k = prefix(field, value);
+  k.append(id);
+  return k;
+}
+
+// The index keys of a stored view; false when the view lacks a field.
+bool keys_of_view(EntityKind kind, std::string_view id, const nlohmann::json& v,
+                  std::vector<std::string>* out) {
+  auto text = [&](const char* name) -> const std::string* {
+    auto it = v.find(name);
+    return it != v.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
+  };
+  switch (kind) {
+    case EntityKind::kJob: {
+      const auto* state = text("state");
+      const auto* target = text("target");
+      const auto* job_kind = text("kind");
+      if (!state || !target || !job_kind) return false;
+      out->push_back(key(Field::kJobState, *state, id));
+      out->push_back(key(Field::kJobTarget, *target, id));
+      out->push_back(key(Field::kJobKind, *job_kind, id));
+      return true;
+    }
+    case EntityKind::kHold: {
+      const auto* target = text("target");
+      if (!target) return false;
+      out->push_back(key(Field::kHoldTarget, *target, id));
+      return true;
+    }
+    case EntityKind::kConnector:
+      return false;  // a deleted connector keeps no view
+  }
+  return false;
+}
+
+using Chunk = std::vector<std::pair<std::string, std::string>>;
+
+// Calls `each` with the views under `key_prefix` a chunk at a time, each
+// chunk after its scan is closed, so that `each` may read or write the store.
+Status for_each_chunk(const EventStore& store, std::string_view key_prefix,
+                      const std::function<Status(const Chunk&)>& each) {
+  std::string after;
+  Chunk chunk;
+  for (;;) {
+    chunk.clear();
+    Status s = store.scan_views(key_prefix, after, [&](std::string_view k, std::string_view v) {
+      chunk.emplace_back(k, v);
+      return chunk.size() < kChunk;
+    });
+    if (!s.ok()) return s;
+    if (!chunk.empty()) {
+      if (Status e = each(chunk); !e.ok()) return e;
+    }
+    if (chunk.size() < kChunk) return Status::Ok();
+    after = chunk.back().first;
+  }
+}
+
+// The index keys of the stored view `text` of `stream`; false when it is not
+// a view that is indexed (not JSON, or a field missing).
+bool keys_of_stored(std::string_view stream, std::string_view text,
+                    std::vector<std::string>* keys) {
+  keys->clear();
+  auto name = parse_stream(stream);
+  auto v = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return name && v.is_object() && keys_of_view(name->kind, name->id, v, keys);
+}
+
+// The stream an index key names ("job/<id>"), with the value of its field;
+// false when the key is not one of the index's.
+bool stream_of_key(std::string_view key, std::string* stream) {
+  for (Field f : {Field::kJobState, Field::kJobTarget, Field::kJobKind, Field::kHoldTarget}) {
+    const std::string_view path = field_path(f);
+    if (key.substr(0, path.size()) != path || key.size() < path.size() + 2) continue;
+    const size_t n =
+        (static_cast<uint8_t>(key[path.size()]) << 8) | static_cast<uint8_t>(key[path.size() + 1]);
+    const size_t id_at = path.size() + 2 + n;
+    if (id_at >= key.size()) return false;
+    *stream = (f == Field::kHoldTarget ? "hold/" : "job/") + std::string(key.substr(id_at));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string prefix(Field field, std::string_view value) {
+  std::string p(field_path(field));
+  // The API bounds targets and kinds to 256 bytes. A value beyond 64 KiB (from
+  // an imported log) would share its length bytes with a shorter one, so a
+  // listing checks every view it reads through the index against its filter.
+  const auto n = static_cast<uint16_t>(value.size());
+  p.push_back(static_cast<char>(n >> 8));
+  p.push_back(static_cast<char>(n & 0xff));
+  p.append(value);
+  return p;
+}
+
+std::vector<std::string> entries_of(const State& s, std::string_view stream) {
+  std::vector<std::string> keys;
+  auto name = parse_stream(stream);
+  if (!name || !in_memory(s, stream) || !is_finished(s, stream)) return keys;
+  switch (name->kind) {
+    case EntityKind::kJob: {
+      const jobs::Job& j = s.jobs.by_id.find(name->id)->second;
+      keys.push_back(key(Field::kJobState, jobs::to_string(j.latest().state), j.id));
+      keys.push_back(key(Field::kJobTarget, j.target, j.id));
+      keys.push_back(key(Field::kJobKind, j.kind, j.id));
+      break;
+    }
+    case EntityKind::kHold: {
+      const holds::Hold& h = s.holds.by_id.find(name->id)->second;
+      keys.push_back(key(Field::kHoldTarget, h.target, h.id));
+      break;
+    }
+    case EntityKind::kConnector:
+      break;  // a deleted connector keeps no view
+  }
+  return keys;
+}
+
+void add_view_writes(const State& s, std::string_view stream,
+                     const std::vector<std::string>* stored, ViewWrites* out) {
+  auto view = finished_view(s, stream);
+  if (!view && stored == nullptr) return;
+  std::vector<std::string> now = entries_of(s, stream);
+  if (stored != nullptr) {
+    for (const std::string& k : *stored) {
+      if (std::find(now.begin(), now.end(), k) == now.end()) out->emplace_back(k, std::nullopt);
+    }
+  }
+  if (!view) {
+    out->emplace_back(stream, std::nullopt);
+    return;
+  }
+  out->emplace_back(stream, std::move(*view));
+  for (auto& k : now) out->emplace_back(std::move(k), std::string());
+}
+
+bool ready(const EventStore& store) {
+  std::string value;
+  return store.get_view(kReadyKey, &value).ok();
+}
+
+Status build(EventStore& store, size_t* indexed) {
+  *indexed = 0;
+  if (ready(store)) return Status::Ok();
+  std::vector<std::string> keys;
+  auto index_chunk = [&](const Chunk& chunk) {
+    AppendBatch batch;
+    for (const auto& [stream, text] : chunk) {
+      if (!keys_of_stored(stream, text, &keys)) continue;
+      for (auto& k : keys) batch.views.emplace_back(std::move(k), std::string());
+      ++*indexed;
+    }
+    return batch.empty() ? Status::Ok() : store.append(batch);
+  };
+  for (std::string_view entity_prefix : {"job/", "hold/"}) {
+    if (Status s = for_each_chunk(store, entity_prefix, index_chunk); !s.ok()) return s;
+  }
+  AppendBatch mark;
+  mark.views.emplace_back(std::string(kReadyKey), std::string("1"));
+  return store.append(mark);
+}
+
+Status check(const EventStore& store, std::vector<std::string>* problems) {
+  if (!ready(store)) return Status::Ok();
+  std::string value;
+  std::vector<std::string> keys;
+  // Every stored view has each of its entries...
+  auto entries_of_views = [&](const Chunk& chunk) {
+    for (const auto& [stream, text] : chunk) {
+      if (!keys_of_stored(stream, text, &keys)) continue;
+      for (const auto& k : keys) {
+        Status s = store.get_view(k, &value);
+        if (s.code() == Status::Code::kNotFound) {
+          problems->push_back(stream + ": the index of stored views lacks an entry");
+        } else if (!s.ok()) {
+          return s;
+        }
+      }
+    }
+    return Status::Ok();
+  };
+  for (std::string_view entity_prefix : {"job/", "hold/"}) {
+    if (Status s = for_each_chunk(store, entity_prefix, entries_of_views); !s.ok()) return s;
+  }
+  // ...and every entry is one of a stored view's.
+  std::string stream;
+  auto views_of_entries = [&](const Chunk& chunk) {
+    for (const auto& [key, unused] : chunk) {
+      if (key == kReadyKey) continue;
+      if (!stream_of_key(key, &stream)) {
+        problems->push_back("the index of stored views holds a key of no known form");
+        continue;
+      }
+      Status s = store.get_view(stream, &value);
+      if (s.code() == Status::Code::kNotFound) {
+        problems->push_back(stream + ": indexed, but no view of it is stored");
+        continue;
+      }
+      if (!s.ok()) return s;
+      if (!keys_of_stored(stream, value, &keys) ||
+          std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        problems->push_back(stream +
+                            ": an entry of the index of stored views disagrees with its view");
+      }
+    }
+    return Status::Ok();
+  };
+  return for_each_chunk(store, kKeyPrefix, views_of_entries);
+}
+
+}  // namespace runledger::view_index
