@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <random>
 
 #include <fmt/format.h>
@@ -49,8 +50,20 @@ Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, Engin
   std::unique_ptr<Engine> e(new Engine(std::move(store), clock, std::move(options)));
   LoadOptions lo;
   lo.tolerate_damage = e->options_.read_only;
+  // The fold reads the snapshot and the tail only; the events before them
+  // are checked meanwhile, on the other core, so that a damaged log stops
+  // the start wherever the damage lies (a read-only start serves it anyway).
+  std::future<Status> checksums;
+  if (!e->options_.read_only) {
+    checksums = std::async(std::launch::async,
+                           [store = e->store_] { return store->verify_log_checksums(); });
+  }
   Status st = load_state(*e->store_, lo, &e->state_, &e->load_report_);
+  if (checksums.valid()) {
+    if (Status c = checksums.get(); !c.ok()) return c;
+  }
   if (!st.ok()) return st;
+  if (e->load_report_.damage.ok()) e->load_report_.damage = e->store_->open_damage();
   // What was folded from the tail is not in any snapshot yet.
   e->events_since_snapshot_ = e->load_report_.replayed;
   e->metrics_.replayed(e->load_report_.replayed, e->load_report_.seconds);

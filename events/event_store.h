@@ -109,6 +109,18 @@ class EventStore {
 
   // For secondary instances: catch up with the primary's latest writes.
   virtual Status refresh() = 0;
+
+  // Reads every table file of the log and checks its block checksums, as a
+  // fold of the snapshot and the tail would not: the events before the
+  // snapshot are read only when asked for. kCorruption naming the file (and
+  // the seqs it holds) at the first bad block.
+  virtual Status verify_log_checksums() const = 0;
+
+  // OK unless the store could only be opened by leaving damage behind: a
+  // reading store opens past a damaged record in the middle of RocksDB's
+  // write-ahead log, and the events of that record and of any after it in
+  // its block are missing. Then the kCorruption that a writable open met.
+  virtual Status open_damage() const { return Status::Ok(); }
 };
 
 // Opens (or creates) the embedded RocksDB store in `dir`.

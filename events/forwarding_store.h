@@ -50,6 +50,8 @@ class ForwardingStore : public EventStore {
   }
   Status get_snapshot(std::string* value) const override { return inner_->get_snapshot(value); }
   Status refresh() override { return inner_->refresh(); }
+  Status verify_log_checksums() const override { return inner_->verify_log_checksums(); }
+  Status open_damage() const override { return inner_->open_damage(); }
 
   EventStore& inner() { return *inner_; }
 

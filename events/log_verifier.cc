@@ -183,13 +183,28 @@ bool read_tail(const EventStore& store, uint64_t* seq, Hash* hash) {
 
 }  // namespace
 
+namespace {
+
+// The store's open damage, once the walk found the events up to `last` whole:
+// the damaged write-ahead log record lost what came after them.
+Status damage_after(const EventStore& store, uint64_t last) {
+  Status open = store.open_damage();
+  if (open.ok()) return open;
+  return Status::Corruption(
+      "the write-ahead log has a damaged record after seq " + std::to_string(last) +
+          ": the events from here on, if any were written, are lost (" + open.message() + ")",
+      last + 1);
+}
+
+}  // namespace
+
 Status verify_log(const EventStore& store, VerifyReport* report, const VerifyProgressFn& progress,
                   const VerifyEventCheck& check) {
   uint64_t until = 0;
   Hash tail_hash{};
   const bool tail_known = read_tail(store, &until, &tail_hash);
   *report = VerifyReport{};
-  if (until == 0) return Status::Ok();
+  if (until == 0) return damage_after(store, 0);
   LogWalk walk(until, progress, check);
   Status read = store.read_range(0, until, [&walk](const fb::Event& e, std::string_view bytes) {
     return walk.visit(e, bytes);
@@ -204,6 +219,7 @@ Status verify_log(const EventStore& store, VerifyReport* report, const VerifyPro
   if (tail_known && tail_hash != walk.last_hash()) {
     return Status::Corruption("the store's last hash is not the hash of its last event", until);
   }
+  if (Status lost = damage_after(store, until); !lost.ok()) return lost;
   return check_stream_index(store, walk.streams(), until, progress);
 }
 

@@ -74,6 +74,8 @@ class RocksDbStore final : public EventStore {
   Status put_snapshot(const std::string& snapshot) override;
   Status get_snapshot(std::string* value) const override;
   Status refresh() override;
+  Status verify_log_checksums() const override;
+  Status open_damage() const override { return open_damage_; }
 
  private:
   friend Status open_rocksdb_store(const std::string& dir, const StoreOptions& options,
@@ -112,6 +114,7 @@ class RocksDbStore final : public EventStore {
   std::unique_ptr<rocksdb::DB> db_;                    // GUARDED_BY(db_mu_)
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // GUARDED_BY(db_mu_)
   bool db_writable_ = false;  // false while reopened read-only after a write error
+  Status open_damage_;        // set once by open()
 
   // The tail of the log as readers see it: changed only after a batch is durable.
   mutable std::mutex tail_mu_;

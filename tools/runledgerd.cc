@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "engine/log.h"
 #include "http/server.h"
+#include "tools/server_startup.h"
 
 namespace runledger {
 namespace {
@@ -106,6 +107,23 @@ sigset_t shutdown_signals() {
   return set;
 }
 
+// Exit status of a start refused on a damaged log.
+constexpr int kExitDamagedLog = 3;
+
+int refuse_damaged_log(const std::string& data, const Status& found) {
+  log::error("the log in {} failed verification: {}", data, found.ToString());
+  if (found.code() == Status::Code::kCorruption) {
+    log::error("verifying the whole log to name its first bad event...");
+    const std::string first = first_damage(data);
+    if (!first.empty()) log::error("the first bad event: {}", first);
+  }
+  log::error(
+      "refusing to serve state built from a damaged log; start with --read-only to "
+      "read it for forensics, and run `runledger verify --data {}`",
+      data);
+  return kExitDamagedLog;
+}
+
 }  // namespace
 
 int server_main(int argc, char** argv) {
@@ -143,10 +161,18 @@ int server_main(int argc, char** argv) {
 
   std::error_code ec;
   std::filesystem::create_directories(f.data, ec);
+  ReadOnlyFolderLock read_only_lock;
+  if (f.read_only) {
+    if (Status l = read_only_lock.acquire(f.data); !l.ok()) {
+      log::error("{}", l.ToString());
+      return 1;
+    }
+  }
   StoreOptions so;
   so.read_only = f.read_only;
   std::unique_ptr<EventStore> raw_store;
   Status st = open_rocksdb_store(f.data, so, &raw_store);
+  if (st.code() == Status::Code::kCorruption) return refuse_damaged_log(f.data, st);
   if (!st.ok()) {
     log::error("cannot open the data folder {}: {}", f.data, st.ToString());
     return 1;
@@ -162,14 +188,7 @@ int server_main(int argc, char** argv) {
   eo.snapshot_every_events = f.snapshot_every_events;
   std::unique_ptr<Engine> engine;
   st = Engine::open(store, clock, eo, &engine);
-  if (!st.ok()) {
-    log::error("the log in {} failed verification: {}", f.data, st.ToString());
-    log::error(
-        "refusing to serve state built from a damaged log; start with --read-only to "
-        "read it for forensics, and run `runledger verify --data {}`",
-        f.data);
-    return 3;
-  }
+  if (!st.ok()) return refuse_damaged_log(f.data, st);
   const auto& rep = engine->load_report();
   log::info("replayed {} events in {:.3f} s (snapshot at seq {})", rep.replayed, rep.seconds,
             rep.snapshot_seq);

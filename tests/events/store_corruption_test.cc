@@ -1,6 +1,8 @@
 // Damage done under the store, straight through RocksDB or to its files: every
 // read that meets it and verify_log() must report kCorruption naming the
 // first bad seq, never hand out a wrong event.
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "events/keys.h"
@@ -87,6 +89,29 @@ TEST_F(StoreCorruptionTest, ChecksumMismatchOnDiskFailsTheReadThatMeetsIt) {
   Status r = store->read_event(1, &bytes);
   EXPECT_EQ(r.code(), Code::kCorruption) << r.ToString();
   EXPECT_EQ(r.seq(), 1u);
+}
+
+TEST_F(StoreCorruptionTest, LogChecksumsReadEveryTableFileOfTheLog) {
+  std::string table;
+  {
+    RawDb raw(dir.path());
+    raw.flush();
+    auto files = raw.table_files(keys::kLogFamily);
+    ASSERT_EQ(files.size(), 1u);
+    table = files[0];
+  }
+  {
+    auto store = reopen();
+    Status clean = store->verify_log_checksums();
+    EXPECT_TRUE(clean.ok()) << clean.ToString();
+  }
+  flip_byte(table, 10);
+  // Then the checksums of its blocks find the damage, and name the file
+  auto store = reopen();
+  Status s = store->verify_log_checksums();
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_NE(s.message().find(std::filesystem::path(table).filename().string()), std::string::npos)
+      << s.ToString();
 }
 
 TEST_F(StoreCorruptionTest, ChecksumMismatchInALaterBlockNamesItsFirstSeq) {

@@ -91,6 +91,31 @@ TEST_F(WalFaultTest, CorruptWalRecordBeforeTheTailFailsTheOpen) {
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
 }
 
+TEST_F(WalFaultTest, ACorruptWalRecordIsReadPastForForensicsAndVerifyNamesTheFirstLostSeq) {
+  // A byte in the middle of batch 2, as above
+  flip_byte(wal, (batch_ends[0] + batch_ends[1]) / 2);
+  // When the folder is opened to read it (runledger verify, --read-only)
+  std::unique_ptr<EventStore> store;
+  Status s = open_rocksdb_store(dir.path(), read_only_mode(), &store);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // Then it opens, says what the writable open met, and holds batch 1
+  EXPECT_EQ(store->open_damage().code(), Code::kCorruption) << store->open_damage().ToString();
+  EXPECT_EQ(store->last_seq(), kBatchEvents);
+  // and verify names the first event the damaged record lost
+  VerifyReport report;
+  Status v = verify_log(*store, &report);
+  EXPECT_EQ(v.code(), Code::kCorruption) << v.ToString();
+  EXPECT_EQ(v.seq(), kBatchEvents + 1) << v.ToString();
+}
+
+TEST_F(WalFaultTest, ATornTailIsNoOpenDamage) {
+  truncate(wal.c_str(), static_cast<off_t>(batch_ends.back() - 3));
+  auto store = open_store(dir.path(), read_only_mode());
+  EXPECT_TRUE(store->open_damage().ok()) << store->open_damage().ToString();
+  VerifyReport report;
+  EXPECT_TRUE(verify_log(*store, &report).ok());
+}
+
 // kSyncOnly: writes land in the file, the fsync that should make them
 // durable fails.
 enum class Fault { kNone, kIoError, kNoSpace, kSyncOnly };

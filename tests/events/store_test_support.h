@@ -13,6 +13,7 @@
 #include <rocksdb/db.h>
 
 #include "events/event_store.h"
+#include "tests/support/raw_db.h"
 
 namespace runledger::testing {
 
@@ -48,38 +49,5 @@ std::vector<std::string> all_events(const EventStore& store);
 
 // An idempotency value: the 8-byte big-endian recorded_at, then `reply`.
 std::string idempotency_value(int64_t recorded_at_ms, std::string_view reply);
-
-// The same RocksDB database opened directly, with no store on top: what a
-// disk fault or a careless hand could do to it. Only while no store has the
-// folder open.
-class RawDb {
- public:
-  explicit RawDb(const std::string& dir);
-  ~RawDb();
-  RawDb(const RawDb&) = delete;
-  RawDb& operator=(const RawDb&) = delete;
-
-  void put(const std::string& family, std::string_view key, std::string_view value);
-  void remove(const std::string& family, std::string_view key);
-  std::string get(const std::string& family, std::string_view key);
-  // Writes every memtable to table files, so damage can be done to them.
-  void flush();
-  // The table files of a column family (full paths).
-  std::vector<std::string> table_files(const std::string& family);
-
-  static std::string log_key(uint64_t seq);
-
- private:
-  rocksdb::ColumnFamilyHandle* family(const std::string& name);
-
-  rocksdb::DB* db_ = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-};
-
-// Flips the bits of one byte of a file at `offset`.
-void flip_byte(const std::string& path, uint64_t offset);
-// The write-ahead log file with the highest number in `dir`.
-std::string newest_wal(const std::string& dir);
-uint64_t file_size(const std::string& path);
 
 }  // namespace runledger::testing

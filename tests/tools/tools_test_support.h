@@ -17,6 +17,7 @@
 #include "engine/clock.h"
 #include "engine/command.h"
 #include "engine/engine.h"
+#include "tests/support/raw_db.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/test_support.h"
@@ -76,30 +77,6 @@ jobs::Claim claim(const std::string& job_kind, const std::string& worker, const 
 // job and by a hold, and rerun; operator holds placed and released. Checks
 // every command was accepted as planned.
 void run_mixed_workload(EngineRig& rig);
-
-// The RocksDB database of a data folder opened directly, with no store on
-// top: what a disk fault or a careless hand could do. Only while no store
-// has the folder open for writing.
-class RawDb {
- public:
-  explicit RawDb(const std::string& dir);
-  ~RawDb();
-  RawDb(const RawDb&) = delete;
-  RawDb& operator=(const RawDb&) = delete;
-
-  std::string get(const std::string& family, std::string_view key);
-  void put(const std::string& family, std::string_view key, std::string_view value);
-  void remove(const std::string& family, std::string_view key);
-  // The log column family by seq.
-  std::string event(uint64_t seq);
-  void put_event(uint64_t seq, std::string_view bytes);
-  void remove_event(uint64_t seq);
-
- private:
-  rocksdb::ColumnFamilyHandle* family(const std::string& name);
-  rocksdb::DB* db_ = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-};
 
 // `bytes` (an encoded event) encoded again with another prev_hash.
 std::string with_prev_hash(std::string_view bytes, const Hash& prev_hash);

@@ -1,0 +1,180 @@
+// tools.md, "The server": "A log that fails verification at start-up (bad
+// checksum, broken hash chain, gap in sequence, undecodable event) stops the
+// start with an error that names the first bad sequence number ... A flag may
+// start it read-only for forensics", and "Two servers never share a port or
+// a data folder". Here for damage the fold of the snapshot and its tail
+// never reads (a table block of old events, a record in the middle of the
+// write-ahead log), and for a read-only server beside a writable one.
+#include <httplib.h>
+
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "events/keys.h"
+#include "tests/tools/tools_test_support.h"
+
+namespace runledger::testing {
+namespace {
+
+// "first bad seq N" of `runledger verify`; 0 when it names none.
+uint64_t seq_named_by_verify(const std::string& data) {
+  CliResult r = run_cli({"verify", "--data", data});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  std::smatch m;
+  const std::string text = r.out + r.err;
+  if (!std::regex_search(text, m, std::regex("first bad seq ([0-9]+)"))) {
+    ADD_FAILURE() << "verify named no seq: " << text;
+    return 0;
+  }
+  return std::stoull(m[1]);
+}
+
+// The server on `data` must refuse to start, naming `seq` as verify did, and
+// a read-only one must start on it.
+void expect_refused_naming(const std::string& data, uint64_t seq) {
+  {
+    ServerProcess server(data);
+    EXPECT_FALSE(server.wait_ready()) << "it served a damaged log";
+    EXPECT_EQ(server.wait_exit(ServerProcess::kStopWait), 3) << server.log();
+    EXPECT_NE(server.log().find("the first bad event: corruption at seq " + std::to_string(seq)),
+              std::string::npos)
+        << server.log();
+  }
+  ServerProcess reader(data, {"--read-only"});
+  ASSERT_TRUE(reader.wait_ready()) << reader.log();
+  httplib::Client client(reader.url());
+  auto health = client.Get("/v1/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 503) << health->body;
+  EXPECT_EQ(reader.terminate(), 0) << reader.log();
+}
+
+// A folder whose log spans many table blocks: 300 W1 jobs, 3,600 events.
+void write_jobs(const std::string& data) {
+  CliResult r = run_cli({"bench", "w1", "--jobs", "300", "--callers", "8", "--data", data});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+}
+
+TEST(DamagedStart, ATableBlockOfEventsBeforeTheSnapshotStopsTheStart) {
+  TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(write_jobs(dir.path()));
+  std::string table;
+  {
+    RawDb raw(dir.path());
+    raw.flush();
+    for (const auto& f : raw.table_files(keys::kLogFamily)) {
+      if (table.empty() || file_size(f) > file_size(table)) table = f;
+    }
+  }
+  ASSERT_FALSE(table.empty());
+  // Given the first block of the log's table damaged: events that the
+  // snapshot covers, so that the fold at start-up would not read them
+  flip_byte(table, 100);
+  const uint64_t bad = seq_named_by_verify(dir.path());
+  ASSERT_GE(bad, 1u);
+  // Then the server refuses to start, naming the same seq
+  expect_refused_naming(dir.path(), bad);
+}
+
+// The last seq of a clean log, as verify reports it.
+uint64_t verified_last_seq(const std::string& data) {
+  CliResult clean = run_cli({"verify", "--data", data});
+  EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
+  std::smatch m;
+  if (!std::regex_search(clean.out, m, std::regex("last seq ([0-9]+)"))) {
+    ADD_FAILURE() << "no last seq in: " << clean.out;
+    return 0;
+  }
+  return std::stoull(m[1]);
+}
+
+// The offset of a byte in the middle of the payload of the middle record of
+// a RocksDB write-ahead log file: 32 KiB blocks of records, each a 7-byte
+// header (checksum 4, length 2 little-endian, type 1) and its payload. A
+// flipped payload byte fails the record's checksum. (A flipped length byte
+// can make the record look cut short by a crash instead, which RocksDB
+// tolerates at the end of the log, dropping the records after it.)
+uint64_t middle_record_payload_byte(const std::string& wal) {
+  constexpr size_t kBlock = 32 * 1024;
+  constexpr size_t kHeader = 7;
+  const std::string bytes = read_whole_file(wal);
+  std::vector<std::pair<size_t, size_t>> payloads;  // offset, length
+  for (size_t at = 0; at + kHeader <= bytes.size();) {
+    const size_t left_in_block = kBlock - at % kBlock;
+    if (left_in_block < kHeader) {
+      at += left_in_block;  // the block's trailer
+      continue;
+    }
+    const size_t length = static_cast<uint8_t>(bytes[at + 4]) |
+                          (static_cast<size_t>(static_cast<uint8_t>(bytes[at + 5])) << 8);
+    if (length == 0) break;  // zeros past the last record
+    payloads.emplace_back(at + kHeader, length);
+    at += kHeader + length;
+  }
+  EXPECT_GE(payloads.size(), 3u) << "the WAL holds too few records";
+  if (payloads.empty()) return 0;
+  const auto& [offset, length] = payloads[payloads.size() / 2];
+  return offset + length / 2;
+}
+
+TEST(DamagedStart, ADamagedRecordInTheMiddleOfTheWriteAheadLogStopsTheStart) {
+  TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(write_jobs(dir.path()));
+  const uint64_t flushed = verified_last_seq(dir.path());
+  // Given jobs enqueued one request at a time, each its own WAL record, and
+  // a server killed before anything was flushed
+  {
+    ServerProcess server(dir.path());
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    httplib::Client client(server.url());
+    for (int i = 0; i < 40; ++i) {
+      const std::string body =
+          R"({"id":"late-)" + std::to_string(i) + R"(","kind":"k","target":"t-late"})";
+      auto r = client.Post("/v1/jobs", body, "application/json");
+      ASSERT_TRUE(r);
+      ASSERT_EQ(r->status, 201) << r->body;
+    }
+    server.kill_hard();
+  }
+  const uint64_t last_seq = verified_last_seq(dir.path());
+  ASSERT_GE(last_seq, flushed + 40);
+  const std::string wal = newest_wal(dir.path());
+  // When a byte of a record in the middle of that WAL is flipped
+  flip_byte(wal, middle_record_payload_byte(wal));
+  // Then verify names an event that the WAL held, not the end of the log
+  const uint64_t bad = seq_named_by_verify(dir.path());
+  EXPECT_GT(bad, flushed);
+  EXPECT_LE(bad, last_seq);
+  // and the server refuses to start, naming it too
+  expect_refused_naming(dir.path(), bad);
+}
+
+TEST(DamagedStart, AReadOnlyServerAndAWritableOneNeverShareAFolder) {
+  TempDir dir;
+  {
+    ServerProcess first(dir.path());  // creates the store
+    ASSERT_TRUE(first.wait_ready()) << first.log();
+    // A read-only server beside a writable one is refused...
+    ServerProcess reader(dir.path(), {"--read-only"});
+    EXPECT_FALSE(reader.wait_ready()) << "a read-only server shares the folder";
+    EXPECT_NE(reader.log().find("in use by another runledgerd"), std::string::npos) << reader.log();
+    EXPECT_EQ(first.terminate(), 0) << first.log();
+  }
+  // ...and a writable one beside a read-only one
+  ServerProcess reader(dir.path(), {"--read-only"});
+  ASSERT_TRUE(reader.wait_ready()) << reader.log();
+  ServerProcess writer(dir.path());
+  EXPECT_FALSE(writer.wait_ready()) << "a writable server shares the folder";
+  EXPECT_NE(writer.log().find("in use by another runledgerd"), std::string::npos) << writer.log();
+  // while the CLI still reads it
+  CliResult verify = run_cli({"verify", "--data", dir.path()});
+  EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
+  EXPECT_EQ(reader.terminate(), 0) << reader.log();
+}
+
+}  // namespace
+}  // namespace runledger::testing
