@@ -37,6 +37,11 @@ ParserLimits limits_for(const ServerOptions& o) {
 }
 
 // The reply to a request that could not be read, in the API's error shape.
+// What a request gets once a stop has begun: nothing of it runs.
+Reply shutting_down() {
+  return Reply::error(503, "unavailable", "the server is shutting down; retry elsewhere or later");
+}
+
 Reply unreadable_reply(const RequestParser& p, size_t body_limit) {
   switch (p.error_status()) {
     case 413:
@@ -175,7 +180,7 @@ void Connection::dispatch() {
   if (auto refused = find_route(ctx_.router, api_, &route)) return send(std::move(*refused));
   if (!route->may_block) return answer(run_handler(*route, api_));
 
-  ctx_.in_flight.add();
+  if (!ctx_.in_flight.try_add()) return send(shutting_down());
   bool queued = ctx_.pool.post([self = shared_from_this(), route]() mutable {
     ServerContext& ctx = self->ctx_;
     Answer a = run_handler(*route, self->api_);
@@ -203,7 +208,13 @@ void Connection::answer(Answer a) {
 }
 
 void Connection::submit(Request command) {
-  ctx_.in_flight.add();
+  if (!ctx_.in_flight.try_add()) {
+    // Also called on the blocking pool: the reply goes by the socket's executor.
+    auto* c = this;
+    asio::dispatch(c->socket_.get_executor(),
+                   [self = shared_from_this()] { self->send(shutting_down()); });
+    return;
+  }
   ctx_.engine.submit(std::move(command), [self = shared_from_this()](Reply r) mutable {
     // Runs on the engine's writer thread: the reply goes to the loop with
     // the rest of its batch, and from there to the connection's strand.
@@ -250,7 +261,10 @@ void Connection::on_written() {
 void Connection::open_live_stream() {
   uint64_t after = 0;
   if (auto refused = ctx_.live.open(api_, &after)) return send(std::move(*refused));
-  ctx_.in_flight.add();
+  if (!ctx_.in_flight.try_add()) {
+    ctx_.live.abandon();
+    return send(shutting_down());
+  }
   bool queued = ctx_.pool.post([self = shared_from_this(), after]() mutable {
     ServerContext& ctx = self->ctx_;
     self->stream(after);

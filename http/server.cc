@@ -192,7 +192,7 @@ void Server::stop() {
   // which queues it once more, and the loop starts writing a reply as soon
   // as it runs that handler: once a marker has gone round the loop twice
   // after them, they are on their way.
-  if (s.ctx.in_flight.wait_idle(kStopWait) && s.serving) {
+  if (s.ctx.in_flight.close_and_wait_idle(kStopWait) && s.serving) {
     auto marker = std::make_shared<std::promise<void>>();
     auto passed = marker->get_future();
     asio::post(s.io, [&s, marker] { asio::post(s.io, [marker] { marker->set_value(); }); });

@@ -20,26 +20,36 @@
 namespace runledger::http {
 
 // Requests handed to the engine or the blocking pool and not answered yet.
+// A stop closes it first: from then on nothing new is taken, so that every
+// command that runs is one the stop waits for and answers. (A request read
+// while the stop waited would otherwise be committed by the engine's last
+// batch after the loop had stopped, and its reply never sent.)
 class InFlight {
  public:
-  void add() {
+  // False once closed: the caller answers 503 and runs nothing.
+  [[nodiscard]] bool try_add() {
     std::lock_guard<std::mutex> lk(mu_);
+    if (closed_) return false;
     ++count_;
+    return true;
   }
   void done() {
     std::lock_guard<std::mutex> lk(mu_);
     if (--count_ == 0) cv_.notify_all();
   }
-  // True once nothing is in flight; false if `limit` passed first.
-  bool wait_idle(std::chrono::milliseconds limit) {
+  // Closes, then waits until nothing is in flight; false if `limit` passed
+  // first.
+  bool close_and_wait_idle(std::chrono::milliseconds limit) {
     std::unique_lock<std::mutex> lk(mu_);
+    closed_ = true;
     return cv_.wait_for(lk, limit, [this] { return count_ == 0; });
   }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  size_t count_ = 0;  // GUARDED_BY(mu_)
+  size_t count_ = 0;     // GUARDED_BY(mu_)
+  bool closed_ = false;  // GUARDED_BY(mu_)
 };
 
 struct ServerContext {
