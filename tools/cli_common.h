@@ -36,6 +36,20 @@ struct Subcommand {
   std::function<int()> run;
 };
 
+// A seq given on the command line: seqs start at 1.
+inline const CLI::Validator kSeqAtLeastOne(
+    [](std::string& text) -> std::string {
+      uint64_t seq = 0;
+      const bool digits =
+          !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits || !CLI::detail::lexical_cast(text, seq) || seq == 0) {
+        return "a seq is a whole number of at least 1 (the first event has seq 1), got '" + text +
+               "'";
+      }
+      return "";
+    },
+    "SEQ");
+
 // Prints "runledger <what>: <status>" on stderr and returns the exit code
 // that fits the status.
 int fail(std::string_view what, const Status& s);

@@ -38,12 +38,28 @@ void print_state(const State& s, bool pretty) {
   std::printf("%s\n", text.c_str());
 }
 
+// The replayed state, or the entity behind `stream`, on stdout.
+int print_replayed(const State& state, const std::string& stream, bool pretty) {
+  if (stream.empty()) {
+    print_state(state, pretty);
+    return kExitOk;
+  }
+  auto view = view_of(state, stream);
+  if (!view) {
+    return fail(stream + " did not exist at seq " + std::to_string(state.last_seq), kExitFindings);
+  }
+  print_json(*view, pretty);
+  return kExitOk;
+}
+
+// The comparison's report goes to stderr: stdout holds the state as JSON,
+// with --compare as without it.
 int compare(const EventStore& store, const State& replayed, const std::string& stream) {
   ViewMap replay = views_of(replayed);
   ViewMap server;
   uint64_t server_seq = 0;
   if (Status s = server_views(store, &server, &server_seq); !s.ok()) {
-    std::printf("the server's state does not load: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "the server's state does not load: %s\n", s.ToString().c_str());
     return kExitFindings;
   }
   if (!stream.empty()) {
@@ -53,7 +69,7 @@ int compare(const EventStore& store, const State& replayed, const std::string& s
   std::vector<std::string> found = differences(replay, server);
   if (stream.empty()) {
     if (Status s = view_index::check(store, &found); !s.ok()) {
-      std::printf("the index of stored views does not read: %s\n", s.ToString().c_str());
+      std::fprintf(stderr, "the index of stored views does not read: %s\n", s.ToString().c_str());
       return kExitFindings;
     }
   }
@@ -61,14 +77,14 @@ int compare(const EventStore& store, const State& replayed, const std::string& s
     found.insert(found.begin(), "seq: replay " + std::to_string(replayed.last_seq) + ", server " +
                                     std::to_string(server_seq));
   }
-  for (const auto& line : found) std::printf("%s\n", line.c_str());
+  for (const auto& line : found) std::fprintf(stderr, "%s\n", line.c_str());
   if (!found.empty()) {
-    std::printf("%zu differences at seq %llu\n", found.size(),
-                static_cast<unsigned long long>(replayed.last_seq));
+    std::fprintf(stderr, "%zu differences at seq %llu\n", found.size(),
+                 static_cast<unsigned long long>(replayed.last_seq));
     return kExitFindings;
   }
-  std::printf("no difference at seq %llu: %zu entities compared\n",
-              static_cast<unsigned long long>(replayed.last_seq), replay.size());
+  std::fprintf(stderr, "no difference at seq %llu: %zu entities compared\n",
+               static_cast<unsigned long long>(replayed.last_seq), replay.size());
   return kExitOk;
 }
 
@@ -98,17 +114,10 @@ int run(const ReplayOptions& o) {
       return fail("replay", s);
     }
   }
-  if (o.compare) return compare(rs->store(), state, stream);
-  if (stream.empty()) {
-    print_state(state, o.pretty);
-    return kExitOk;
-  }
-  auto view = view_of(state, stream);
-  if (!view) {
-    return fail(stream + " did not exist at seq " + std::to_string(state.last_seq), kExitFindings);
-  }
-  print_json(*view, o.pretty);
-  return kExitOk;
+  const int printed = print_replayed(state, stream, o.pretty);
+  if (!o.compare) return printed;
+  const int compared = compare(rs->store(), state, stream);
+  return compared != kExitOk ? compared : printed;
 }
 
 }  // namespace
@@ -119,11 +128,12 @@ Subcommand add_replay(CLI::App& root) {
       "replay",
       "Rebuild every projection from the log alone and print the state as JSON: "
       "{\"seq\", \"jobs\", \"connectors\", \"holds\"} of HTTP views, or one entity. With "
-      "--compare, print every difference from the state the server serves (its snapshot plus "
-      "tail, and the stored views of finished entities); exit 1 when there is any.");
+      "--compare, also report on stderr every difference from the state the server serves (its "
+      "snapshot plus tail, and the stored views of finished entities); exit 1 when there is "
+      "any.");
   app->add_option("--data", o->data, "data folder")->required()->envname("RUNLEDGER_DATA");
-  auto* seq = app->add_option("--until-seq", o->until_seq, "stop after this seq")
-                  ->check(CLI::PositiveNumber);
+  auto* seq =
+      app->add_option("--until-seq", o->until_seq, "stop after this seq")->check(kSeqAtLeastOne);
   app->add_option("--until-time", o->until_time,
                   "stop before the first event recorded after this RFC 3339 time")
       ->excludes(seq);

@@ -185,7 +185,7 @@ void CrashDriver::check_with_tools(Problems* problems) {
                         verify.err);
   }
   CliResult compare = run_cli({"replay", "--data", data_.path(), "--compare"});
-  if (compare.code != 0 || compare.out.find("no difference") == std::string::npos) {
+  if (compare.code != 0 || compare.err.find("no difference") == std::string::npos) {
     problems->push_back("replay --compare exit " + std::to_string(compare.code) + ": " +
                         compare.out + compare.err);
   }

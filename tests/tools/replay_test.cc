@@ -122,8 +122,14 @@ TEST(ReplayCompare, CleanAfterAMixedWorkloadWhileTheEngineRuns) {
   run_mixed_workload(rig);
   CliResult r = run_cli({"replay", "--data", rig.data(), "--compare"});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("no difference at seq " + std::to_string(rig.last_seq())), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.err.find("no difference at seq " + std::to_string(rig.last_seq())), std::string::npos)
+      << r.err;
+  // and stdout holds the replayed state, as without --compare (tools.md:
+  // "prints the state as JSON ... --compare also checks it")
+  json state = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(state.is_object()) << r.out;
+  EXPECT_EQ(state.value("seq", uint64_t{0}), rig.last_seq());
+  EXPECT_FALSE(state.at("jobs").empty());
 }
 
 TEST(ReplayCompare, CleanAfterTheEngineShutDown) {
@@ -148,17 +154,17 @@ TEST(ReplayCompare, ListsEveryDifferenceOfAnAlteredStoredView) {
   }
   CliResult r = run_cli({"replay", "--data", rig.data(), "--compare"});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find(R"(job/j3 state: replay "CANCELLED", server "SUCCEEDED")"),
+  EXPECT_NE(r.err.find(R"(job/j3 state: replay "CANCELLED", server "SUCCEEDED")"),
             std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("job/j3 priority: replay 0, server 7"), std::string::npos) << r.out;
+      << r.err;
+  EXPECT_NE(r.err.find("job/j3 priority: replay 0, server 7"), std::string::npos) << r.err;
   // and the index of stored views, which still files j3 under CANCELLED
-  EXPECT_NE(r.out.find("job/j3: the index of stored views lacks an entry"), std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("job/j3: an entry of the index of stored views disagrees with its view"),
+  EXPECT_NE(r.err.find("job/j3: the index of stored views lacks an entry"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("job/j3: an entry of the index of stored views disagrees with its view"),
             std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("4 differences"), std::string::npos) << r.out;
+      << r.err;
+  EXPECT_NE(r.err.find("4 differences"), std::string::npos) << r.err;
 }
 
 TEST(ReplayCompare, AStoredViewOfAnEntityTheLogNeverHadIsReported) {
@@ -168,7 +174,7 @@ TEST(ReplayCompare, AStoredViewOfAnEntityTheLogNeverHadIsReported) {
   RawDb(rig.data()).put(keys::kViewsFamily, "hold/ghost", R"({"id":"ghost"})");
   CliResult r = run_cli({"replay", "--data", rig.data(), "--compare"});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find("hold/ghost: only in the server's state"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("hold/ghost: only in the server's state"), std::string::npos) << r.err;
 }
 
 }  // namespace
