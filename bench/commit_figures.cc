@@ -51,7 +51,7 @@ CommitFigures parse_commit_figures(std::string_view text) {
 CommitFigures commit_figures(Engine& engine) {
   std::string text;
   engine.read([&](const State& s, const Decision*) {
-    text = engine.metrics().render(s, engine.writable());
+    text = engine.metrics().render(s, engine.writable(), engine.stored_finished_jobs());
     return Reply{200, ""};
   });
   return parse_commit_figures(text);

@@ -78,6 +78,10 @@ Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, Engin
     size_t indexed = 0;
     if (Status ix = view_index::build(*e->store_, &indexed); !ix.ok()) return ix;
     if (indexed > 0) log::info("indexed the stored views of {} finished entities", indexed);
+  }
+  if (Status c = view_index::read_counts(*e->store_, &e->stored_finished_); !c.ok()) return c;
+  e->decided_finished_ = e->stored_finished_;
+  if (!e->options_.read_only) {
     e->purge_ =
         std::make_unique<IdempotencyPurge>(*e->store_, e->options_.idempotency_keep_s * 1000,
                                            e->options_.idempotency_purge_every_s * 1000);
@@ -265,10 +269,12 @@ void Engine::sort_touched(Batch& b) {
 // is refused whole and the State rebuilt, see commit()).
 void Engine::close_batch(Batch& b) {
   sort_touched(b);
+  const view_index::FinishedCounts before = decided_finished_;
   for (const auto& stream : b.touched) {
     auto reopened = b.reopened.find(stream);
-    view_index::add_view_writes(
-        state_, stream, reopened == b.reopened.end() ? nullptr : &reopened->second, &b.out.views);
+    view_index::add_view_writes(state_, stream,
+                                reopened == b.reopened.end() ? nullptr : &reopened->second,
+                                &b.out.views, &decided_finished_);
     if (is_finished(state_, stream)) b.finished.push_back(stream);
   }
   // A command refused on a finished entity loaded it from disk without
@@ -277,6 +283,10 @@ void Engine::close_batch(Batch& b) {
     if (!std::binary_search(b.touched.begin(), b.touched.end(), stream)) {
       evict_if_finished(state_, stream);
     }
+  }
+  if (decided_finished_ != before) {
+    view_index::add_count_writes(decided_finished_, &b.out.views);
+    b.finished_counts = decided_finished_;
   }
   events_since_snapshot_ += b.out.events.size();
 }

@@ -39,6 +39,7 @@
 #include "engine/metrics.h"
 #include "engine/reply.h"
 #include "engine/state_loader.h"
+#include "engine/view_index.h"
 #include "events/event_store.h"
 #include "projections/state.h"
 
@@ -125,6 +126,9 @@ class Engine {
   const Clock& clock() const { return clock_; }
   const EngineOptions& options() const { return options_; }
   const Metrics& metrics() const { return metrics_; }
+  // Finished jobs whose views are stored (durable), by state. REQUIRES:
+  // sequencer thread (a read()).
+  const view_index::FinishedCounts& stored_finished_jobs() const { return stored_finished_; }
 
  private:
   struct Pending;
@@ -166,6 +170,11 @@ class Engine {
   IdempotencyRecords batch_idempotency_;       // of the batch being decided
   IdempotencyRecords writing_idempotency_;     // of the batch with the writer
   std::vector<std::string> writing_finished_;  // finished by it: evicted once it is durable
+  // Stored finished jobs by state: as of the batches decided, as of the one
+  // with the writer (when it changes them), and durable.
+  view_index::FinishedCounts decided_finished_{};
+  std::optional<view_index::FinishedCounts> writing_finished_counts_;
+  view_index::FinishedCounts stored_finished_{};
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -35,6 +35,8 @@ struct Engine::Batch {
   std::vector<std::string> finished;  // of those, the ones finished after it
   std::vector<std::string> hydrated;  // streams it loaded from the log
   bool apply_failed = false;          // a command failed half-way: the State must be rebuilt
+  // The stored finished jobs by state once it is durable, when it changes them.
+  std::optional<view_index::FinishedCounts> finished_counts;
   // The State's live entities as of this batch's last event, stored by the
   // writer once the batch is durable (EventStore::put_snapshot).
   std::optional<std::string> snapshot;

@@ -44,6 +44,7 @@ void Engine::commit(std::unique_ptr<Batch> b) {
     events_since_snapshot_ = 0;
   }
   writing_finished_ = std::move(b->finished);
+  writing_finished_counts_ = b->finished_counts;
   writing_idempotency_ = std::move(batch_idempotency_);
   batch_idempotency_.clear();
   {
@@ -72,6 +73,7 @@ bool Engine::settle_write(Batch* next) {
   writing_idempotency_.clear();
   if (failed) {
     writing_finished_.clear();
+    writing_finished_counts_.reset();
     if (next != nullptr) {
       refuse_batch(next->requests, "the write before it failed and nothing of it was changed");
     }
@@ -80,6 +82,8 @@ bool Engine::settle_write(Batch* next) {
   }
   evict_after_durable(writing_finished_, next);
   writing_finished_.clear();
+  if (writing_finished_counts_) stored_finished_ = *writing_finished_counts_;
+  writing_finished_counts_.reset();
   return true;
 }
 
@@ -133,7 +137,15 @@ void Engine::rebuild() {
     unavailable_ = "the state could not be rebuilt from the log: " + st.ToString();
     return;
   }
+  view_index::FinishedCounts counts{};
+  if (Status c = view_index::read_counts(*store_, &counts); !c.ok()) {
+    std::lock_guard<std::mutex> lk(mu_);
+    unavailable_ = "the counts of finished jobs could not be read: " + c.ToString();
+    return;
+  }
   state_ = std::move(fresh);
+  decided_finished_ = stored_finished_ = counts;
+  writing_finished_counts_.reset();
   events_since_snapshot_ = report.replayed;
   writing_finished_.clear();
   writing_idempotency_.clear();

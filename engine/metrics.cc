@@ -28,7 +28,8 @@ void Metrics::batch(size_t commands, size_t events) {
   ++batch_counts_[i];
 }
 
-std::string Metrics::render(const State& s, bool writable) const {
+std::string Metrics::render(const State& s, bool writable,
+                            const view_index::FinishedCounts& finished) const {
   std::lock_guard<std::mutex> lk(mu_);
   std::string out;
   auto line = [&out](std::string_view text) {
@@ -74,10 +75,18 @@ std::string Metrics::render(const State& s, bool writable) const {
   line(fmt::format("runledger_batch_commands_bucket{{le=\"+Inf\"}} {}", cumulative));
   line(fmt::format("runledger_batch_commands_sum {}", batch_commands_sum_));
   line(fmt::format("runledger_batch_commands_count {}", fsync_batches_));
-  line("# HELP runledger_jobs Jobs in memory by the state of their latest attempt.");
+  line(
+      "# HELP runledger_jobs Jobs by the state of their latest attempt: live ones in memory, "
+      "finished ones in the store.");
   line("# TYPE runledger_jobs gauge");
   for (const auto& [state, n] : s.jobs.count_by_state) {
-    line(fmt::format("runledger_jobs{{state=\"{}\"}} {}", state, n));
+    // A finished job still in memory waits for its batch to be durable;
+    // then it leaves memory and joins the stored count.
+    auto shown = static_cast<int64_t>(n);
+    for (size_t slot = 0; slot < view_index::kFinishedStates; ++slot) {
+      if (state == view_index::kFinishedStateNames[slot]) shown = finished[slot];
+    }
+    line(fmt::format("runledger_jobs{{state=\"{}\"}} {}", state, shown));
   }
   line("# HELP runledger_connectors Connectors by status.");
   line("# TYPE runledger_connectors gauge");

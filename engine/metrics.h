@@ -11,6 +11,8 @@
 #include <string>
 #include <utility>
 
+#include "engine/view_index.h"
+
 namespace runledger {
 
 struct State;
@@ -40,7 +42,9 @@ class Metrics {
     replay_seconds_ = seconds;
   }
 
-  std::string render(const State& s, bool writable) const;
+  // `finished`: the stored finished jobs by state (Engine::stored_finished_jobs).
+  std::string render(const State& s, bool writable,
+                     const view_index::FinishedCounts& finished) const;
 
  private:
   mutable std::mutex mu_;

@@ -1,6 +1,7 @@
 #include "engine/view_index.h"
 
 #include <algorithm>
+#include <charconv>
 #include <functional>
 
 #include <nlohmann/json.hpp>
@@ -11,11 +12,29 @@
 
 namespace runledger::view_index {
 
+const std::array<const char*, kFinishedStates> kFinishedStateNames = {"SUCCEEDED", "FAILED",
+                                                                      "CANCELLED"};
+
 namespace {
 
 // Keys read per step of build() and check(), so that their memory stays
 // bounded whatever the number of finished entities.
 constexpr size_t kChunk = 1'000;
+
+constexpr std::string_view kCountPath = "index/count/job/";
+
+std::string count_key(size_t slot) { return std::string(kCountPath) + kFinishedStateNames[slot]; }
+
+// The slot of a job state entry among `entries`; nullopt when there is none.
+std::optional<size_t> state_slot(const std::vector<std::string>& entries) {
+  for (size_t slot = 0; slot < kFinishedStates; ++slot) {
+    const std::string p = prefix(Field::kJobState, kFinishedStateNames[slot]);
+    for (const auto& e : entries) {
+      if (e.starts_with(p)) return slot;
+    }
+  }
+  return std::nullopt;
+}
 
 std::string_view field_path(Field field) {
   switch (field) {
@@ -154,10 +173,17 @@ std::vector<std::string> entries_of(const State& s, std::string_view stream) {
 }
 
 void add_view_writes(const State& s, std::string_view stream,
-                     const std::vector<std::string>* stored, ViewWrites* out) {
+                     const std::vector<std::string>* stored, ViewWrites* out,
+                     FinishedCounts* counts) {
   auto view = finished_view(s, stream);
   if (!view && stored == nullptr) return;
   std::vector<std::string> now = entries_of(s, stream);
+  if (stored != nullptr) {
+    if (auto was = state_slot(*stored)) --(*counts)[*was];
+  }
+  if (view) {
+    if (auto is = state_slot(now)) ++(*counts)[*is];
+  }
   if (stored != nullptr) {
     for (const std::string& k : *stored) {
       if (std::find(now.begin(), now.end(), k) == now.end()) out->emplace_back(k, std::nullopt);
@@ -171,6 +197,30 @@ void add_view_writes(const State& s, std::string_view stream,
   for (auto& k : now) out->emplace_back(std::move(k), std::string());
 }
 
+void add_count_writes(const FinishedCounts& counts, ViewWrites* out) {
+  for (size_t slot = 0; slot < kFinishedStates; ++slot) {
+    out->emplace_back(count_key(slot), std::to_string(counts[slot]));
+  }
+}
+
+Status read_counts(const EventStore& store, FinishedCounts* counts) {
+  counts->fill(0);
+  std::string value;
+  for (size_t slot = 0; slot < kFinishedStates; ++slot) {
+    Status s = store.get_view(count_key(slot), &value);
+    if (s.code() == Status::Code::kNotFound) continue;
+    if (!s.ok()) return s;
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec != std::errc() || end != value.data() + value.size()) {
+      return Status::Corruption("the count of stored " + std::string(kFinishedStateNames[slot]) +
+                                " jobs is not a number: '" + value + "'");
+    }
+    (*counts)[slot] = n;
+  }
+  return Status::Ok();
+}
+
 bool ready(const EventStore& store) {
   std::string value;
   return store.get_view(kReadyKey, &value).ok();
@@ -180,10 +230,12 @@ Status build(EventStore& store, size_t* indexed) {
   *indexed = 0;
   if (ready(store)) return Status::Ok();
   std::vector<std::string> keys;
+  FinishedCounts counts{};
   auto index_chunk = [&](const Chunk& chunk) {
     AppendBatch batch;
     for (const auto& [stream, text] : chunk) {
       if (!keys_of_stored(stream, text, &keys)) continue;
+      if (auto slot = state_slot(keys)) ++counts[*slot];
       for (auto& k : keys) batch.views.emplace_back(std::move(k), std::string());
       ++*indexed;
     }
@@ -193,6 +245,7 @@ Status build(EventStore& store, size_t* indexed) {
     if (Status s = for_each_chunk(store, entity_prefix, index_chunk); !s.ok()) return s;
   }
   AppendBatch mark;
+  add_count_writes(counts, &mark.views);
   mark.views.emplace_back(std::string(kReadyKey), std::string("1"));
   return store.append(mark);
 }
@@ -221,9 +274,11 @@ Status check(const EventStore& store, std::vector<std::string>* problems) {
   }
   // ...and every entry is one of a stored view's.
   std::string stream;
+  FinishedCounts entries_by_state{};
   auto views_of_entries = [&](const Chunk& chunk) {
     for (const auto& [key, unused] : chunk) {
-      if (key == kReadyKey) continue;
+      if (key == kReadyKey || key.starts_with(kCountPath)) continue;
+      if (auto slot = state_slot({key})) ++entries_by_state[*slot];
       if (!stream_of_key(key, &stream)) {
         problems->push_back("the index of stored views holds a key of no known form");
         continue;
@@ -242,7 +297,17 @@ Status check(const EventStore& store, std::vector<std::string>* problems) {
     }
     return Status::Ok();
   };
-  return for_each_chunk(store, kKeyPrefix, views_of_entries);
+  if (Status s = for_each_chunk(store, kKeyPrefix, views_of_entries); !s.ok()) return s;
+  FinishedCounts counts{};
+  if (Status s = read_counts(store, &counts); !s.ok()) return s;
+  for (size_t slot = 0; slot < kFinishedStates; ++slot) {
+    if (counts[slot] != entries_by_state[slot]) {
+      problems->push_back("the index of stored views counts " + std::to_string(counts[slot]) + " " +
+                          kFinishedStateNames[slot] + " jobs, and holds " +
+                          std::to_string(entries_by_state[slot]));
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace runledger::view_index

@@ -10,18 +10,23 @@
 //   index/job/target/<len><target><id>   ""
 //   index/job/kind/<len><kind><id>       ""
 //   index/hold/target/<len><target><id>  ""
+//   index/count/job/<STATE>               how many stored job views have that
+//                                         state (decimal; absent: none)
 //
 // <len> is the length of the value that follows, 2 bytes big-endian: a
 // target may hold any bytes, and no id can be read as part of it. Under one
 // value the keys sort as the ids do, which is the order of a listing.
 //
 // The entries of a view are written and deleted in the same batch as the
-// view itself (view_writes). A store written before the index existed has no
+// view itself (add_view_writes), and so are the counts, which the metrics
+// report without reading the index. A store written before the index existed has no
 // "index/ready": a writable start builds the index once (build); until then,
 // and on a read-only start, listings scan the views as before.
 // Thread-safe: no state of its own.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +49,12 @@ std::string prefix(Field field, std::string_view value);
 
 using ViewWrites = std::vector<std::pair<std::string, std::optional<std::string>>>;
 
+// Stored job views by state: SUCCEEDED, FAILED, CANCELLED, in that order.
+inline constexpr size_t kFinishedStates = 3;
+using FinishedCounts = std::array<int64_t, kFinishedStates>;
+// The state names of FinishedCounts' slots.
+extern const std::array<const char*, kFinishedStates> kFinishedStateNames;
+
 // The index entries of the entity behind `stream` if it is finished and in
 // memory (what its stored view is indexed under); empty otherwise.
 std::vector<std::string> entries_of(const State& s, std::string_view stream);
@@ -53,8 +64,16 @@ std::vector<std::string> entries_of(const State& s, std::string_view stream);
 // entity was finished before the batch (its entries_of() then): a rerun
 // deletes its view and those entries, since memory answers for it now, and
 // entries that a finished entity no longer has are deleted.
+// `counts` gets what the writes change of the stored job views by state.
 void add_view_writes(const State& s, std::string_view stream,
-                     const std::vector<std::string>* stored, ViewWrites* out);
+                     const std::vector<std::string>* stored, ViewWrites* out,
+                     FinishedCounts* counts);
+
+// The writes that store `counts` (after add_view_writes changed them).
+void add_count_writes(const FinishedCounts& counts, ViewWrites* out);
+
+// The stored counts (zeros on a store without any).
+Status read_counts(const EventStore& store, FinishedCounts* counts);
 
 // True when every stored view is indexed (kReadyKey is present).
 bool ready(const EventStore& store);
@@ -67,7 +86,8 @@ Status build(EventStore& store, size_t* indexed);
 
 // replay --compare's check of a ready index against the stored views: one
 // line per entry that is missing, or that names an entity whose view is gone
-// or says otherwise. Nothing on a store that is not ready.
+// or says otherwise, and per count that is not the number of its entries.
+// Nothing on a store that is not ready.
 Status check(const EventStore& store, std::vector<std::string>* problems);
 
 }  // namespace runledger::view_index

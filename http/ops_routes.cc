@@ -19,7 +19,8 @@ void add_ops_routes(Router& router, Engine& engine) {
   });
   router.add("GET", "/metrics", [&engine](ApiRequest&) {
     Reply r = engine.read([&engine](const State& s, const Decision*) {
-      return Reply{200, engine.metrics().render(s, engine.writable())};
+      return Reply{200,
+                   engine.metrics().render(s, engine.writable(), engine.stored_finished_jobs())};
     });
     r.content_type = "text/plain; version=0.0.4";
     return r;

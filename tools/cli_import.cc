@@ -105,6 +105,7 @@ class Importer {
   // Streams loaded from the store (finished in an earlier batch), with the
   // index entries of their stored views.
   std::map<std::string, std::vector<std::string>> hydrated_;
+  view_index::FinishedCounts finished_counts_{};  // of every view written
 };
 
 Status Importer::add(EncodedEvent event) {
@@ -139,8 +140,9 @@ Status Importer::add(EncodedEvent event) {
 Status Importer::flush(bool with_snapshot) {
   for (const auto& stream : touched_) {
     auto stored = hydrated_.find(stream);
-    view_index::add_view_writes(
-        state_, stream, stored == hydrated_.end() ? nullptr : &stored->second, &batch_.views);
+    view_index::add_view_writes(state_, stream,
+                                stored == hydrated_.end() ? nullptr : &stored->second,
+                                &batch_.views, &finished_counts_);
   }
   for (const auto& stream : touched_) evict_if_finished(state_, stream);
   if (with_snapshot) batch_.snapshot = encode_snapshot(state_);
@@ -153,8 +155,11 @@ Status Importer::flush(bool with_snapshot) {
 
 // The store was empty, so every view in it is this import's, and indexed.
 Status Importer::finish() {
-  batch_.views.emplace_back(std::string(view_index::kReadyKey), "1");
-  return flush(/*with_snapshot=*/state_.last_seq != 0);
+  if (Status s = flush(/*with_snapshot=*/state_.last_seq != 0); !s.ok()) return s;
+  AppendBatch mark;
+  view_index::add_count_writes(finished_counts_, &mark.views);
+  mark.views.emplace_back(std::string(view_index::kReadyKey), "1");
+  return store_.append(mark);
 }
 
 Status import_file(std::istream& in, EventStore& store, size_t batch_events) {

@@ -17,16 +17,25 @@ namespace {
 
 using view_index::Field;
 
-// Every index key in the store but the ready mark, in key order.
+// Every index entry in the store (not the ready mark, not the counts), in
+// key order.
 std::vector<std::string> index_keys(const EventStore& store) {
   std::vector<std::string> keys;
   Status s =
       store.scan_views(view_index::kKeyPrefix, "", [&](std::string_view k, std::string_view) {
-        if (k != view_index::kReadyKey) keys.emplace_back(k);
+        if (k != view_index::kReadyKey && !k.starts_with("index/count/")) keys.emplace_back(k);
         return true;
       });
   EXPECT_TRUE(s.ok()) << s.ToString();
   return keys;
+}
+
+// The stored finished jobs by state: SUCCEEDED, FAILED, CANCELLED.
+view_index::FinishedCounts counts(const EventStore& store) {
+  view_index::FinishedCounts c{};
+  Status s = view_index::read_counts(store, &c);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return c;
 }
 
 std::string entry(Field f, std::string_view value, std::string_view id) {
@@ -79,14 +88,19 @@ TEST_F(ViewIndex, ARerunTakesTheEntriesAwayAndTheNextEndIndexesItsNewState) {
   // Given a finished job
   finish("j", "etl", "orders");
   // When it is rerun: memory answers for it, so neither view nor entries stay
+  EXPECT_EQ(counts(h.store()), (view_index::FinishedCounts{1, 0, 0}));
   ASSERT_EQ(run(h.engine(), jobs::Rerun{"j", "late data"}).status, 200);
   EXPECT_EQ(index_keys(h.store()), std::vector<std::string>{});
+  EXPECT_EQ(counts(h.store()), (view_index::FinishedCounts{0, 0, 0}));
   // When the new attempt is cancelled while queued
   ASSERT_EQ(run(h.engine(), jobs::Cancel{"j", "not needed"}).status, 200);
   // Then it is indexed as CANCELLED, and nowhere as SUCCEEDED
   EXPECT_EQ(index_keys(h.store()),
             sorted({entry(Field::kJobState, "CANCELLED", "j"),
                     entry(Field::kJobTarget, "orders", "j"), entry(Field::kJobKind, "etl", "j")}));
+  EXPECT_EQ(counts(h.store()), (view_index::FinishedCounts{0, 0, 1}));
+  EXPECT_EQ(inspect(h.engine(), [&](const State&) { return h.engine().stored_finished_jobs(); }),
+            (view_index::FinishedCounts{0, 0, 1}));
   std::vector<std::string> problems;
   ASSERT_TRUE(view_index::check(h.store(), &problems).ok());
   EXPECT_EQ(problems, std::vector<std::string>{});
@@ -115,7 +129,9 @@ TEST_F(ViewIndex, AJobFinishedAgainWithinOneBatchLosesTheEntryOfItsOldState) {
   j.version = 5;
   jobs::adopt(s, j);
   view_index::ViewWrites out;
-  view_index::add_view_writes(s, "job/j", &stored, &out);
+  view_index::FinishedCounts c{0, 1, 0};
+  view_index::add_view_writes(s, "job/j", &stored, &out, &c);
+  EXPECT_EQ(c, (view_index::FinishedCounts{0, 0, 1}));
   // Then the FAILED entry is deleted, the view and the CANCELLED entry written
   auto written = [&](const std::string& key) {
     return std::any_of(out.begin(), out.end(),
@@ -148,6 +164,7 @@ TEST_F(ViewIndex, AStoreWrittenBeforeTheIndexIsIndexedOnceByBuild) {
   // Then it holds what the engine would have written, and is marked ready
   EXPECT_EQ(indexed, 3u);
   EXPECT_EQ(index_keys(h.store()), expected);
+  EXPECT_EQ(counts(h.store()), (view_index::FinishedCounts{2, 0, 0}));
   EXPECT_TRUE(view_index::ready(h.store()));
   std::vector<std::string> problems;
   ASSERT_TRUE(view_index::check(h.store(), &problems).ok());
@@ -175,13 +192,15 @@ TEST_F(ViewIndex, CheckNamesAMissingEntryAndOneOfNoStoredView) {
   damage.views.emplace_back(entry(Field::kJobKind, "etl", "a"), std::nullopt);
   damage.views.emplace_back(entry(Field::kJobTarget, "orders", "ghost"), std::string());
   damage.views.emplace_back(entry(Field::kJobTarget, "elsewhere", "a"), std::string());
+  damage.views.emplace_back("index/count/job/FAILED", "2");
   ASSERT_TRUE(h.store().append(damage).ok());
   std::vector<std::string> problems;
   ASSERT_TRUE(view_index::check(h.store(), &problems).ok());
   EXPECT_EQ(sorted(problems),
             sorted({"job/a: the index of stored views lacks an entry",
                     "job/ghost: indexed, but no view of it is stored",
-                    "job/a: an entry of the index of stored views disagrees with its view"}));
+                    "job/a: an entry of the index of stored views disagrees with its view",
+                    "the index of stored views counts 2 FAILED jobs, and holds 0"}));
 }
 
 }  // namespace
