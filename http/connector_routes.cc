@@ -102,7 +102,14 @@ void add_lifecycle_routes(Router& router) {
       c.name = in.str("name", connectors::kNameBytesMax);
       c.sync_schedule_s = schedule(in).value_or(0);
       Request r;
-      r.render = connector_reply(c.id, 201);
+      // 201 for a new connector; 200 when the same body was posted again.
+      r.render = [id = c.id](const State& s, const Decision* d) {
+        if (d->rejection) return rejection_reply(*d->rejection);
+        bool existing = d->body.is_object() && d->body.value("existing", false);
+        auto v = live_connector(s, id);
+        if (!v) return Reply::error(404, "not_found", "connector " + id + " not found");
+        return Reply::json(existing ? 200 : 201, *v);
+      };
       r.command = std::move(c);
       return r;
     });
@@ -221,7 +228,8 @@ std::optional<connectors::DocStatus> doc_status(const ApiRequest& a) {
                  connectors::DocStatus::kIndexed, connectors::DocStatus::kFailed}) {
     if (*v == connectors::to_string(s)) return s;
   }
-  throw ApiError{422, "invalid_query",
+  throw ApiError{422,
+                 "invalid_query",
                  "query parameter 'status' must be one of pending, running, indexed, failed",
                  {{"field", "status"}}};
 }
@@ -235,8 +243,10 @@ void check_filter(const ApiRequest& a, const std::string& name,
     if (*v == x) return;
     list += (list.empty() ? "" : ", ") + std::string(x);
   }
-  throw ApiError{422, "invalid_query",
-                 "query parameter '" + name + "' must be one of " + list, {{"field", name}}};
+  throw ApiError{422,
+                 "invalid_query",
+                 "query parameter '" + name + "' must be one of " + list,
+                 {{"field", name}}};
 }
 
 void add_read_routes(Router& router, Engine& engine) {

@@ -104,6 +104,10 @@ struct ConnectorsState {
 // the connector exists (404 not_found), then the conditions of domain.md 2.1
 // in its order (409 with the exact messages, extra {"status", "sync_status",
 // "allowed"}). Setting a field to its current value records nothing.
+//
+// A Create for an id that exists records nothing: with the name and schedule
+// the connector has now it is accepted with decision.body {"existing": true};
+// with any other it is refused 409 `duplicate_id`.
 struct Create {
   std::string id;
   std::string name;

@@ -71,9 +71,19 @@ Decision decide(const State& s, const Create& c, const Context&) {
   }
   if (auto bad = check_name(c.name)) return std::move(*bad);
   if (auto bad = check_schedule(c.sync_schedule_s)) return std::move(*bad);
-  if (find(s, c.id) != nullptr) {
-    return Decision::reject(409, "duplicate_id", fmt::format("Connector {} already exists", c.id),
-                            {{"id", c.id}});
+  if (const Connector* existing = find(s, c.id)) {
+    // A create repeated with the same body (a client retrying a request it
+    // saw no answer to) gets the connector, as a repeated enqueue gets the
+    // job; only a different body is a conflict. The comparison is with the
+    // connector as it is now, so it also holds after a PATCH.
+    if (existing->name != c.name || existing->sync_schedule_s != c.sync_schedule_s) {
+      return Decision::reject(
+          409, "duplicate_id",
+          fmt::format("Connector {} already exists with a different body", c.id), {{"id", c.id}});
+    }
+    Decision d;
+    d.body = {{"existing", true}};
+    return d;
   }
   Decision d;
   fb::ConnectorCreatedT created;

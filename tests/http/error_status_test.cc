@@ -157,6 +157,26 @@ TEST_F(ErrorStatusTest, DuplicateJobIdWithAnotherBodyIs409) {
   EXPECT_EQ(client().event_count(), before);
 }
 
+TEST_F(ErrorStatusTest, DuplicateConnectorIdWithTheSameBodyIs200AndAnotherBodyIs409) {
+  const nlohmann::json body = {{"id", "c1"}, {"name", "Shop"}, {"sync_schedule_s", 60}};
+  ApiReply created = client().post("/v1/connectors", body);
+  ASSERT_TRUE(IsStatus(created, 201));
+  const size_t before = client().event_count();
+
+  ApiReply same = client().post("/v1/connectors", body);
+  EXPECT_TRUE(IsStatus(same, 200));
+  EXPECT_EQ(same.json, created.json);
+  ApiReply other_name =
+      client().post("/v1/connectors", {{"id", "c1"}, {"name", "Shop B"}, {"sync_schedule_s", 60}});
+  EXPECT_TRUE(IsError(other_name, 409, "duplicate_id"));
+  EXPECT_EQ(other_name.json.value("error", ""),
+            "Connector c1 already exists with a different body");
+  ApiReply other_schedule = client().post("/v1/connectors", {{"id", "c1"}, {"name", "Shop"}});
+  EXPECT_TRUE(IsError(other_schedule, 409, "duplicate_id"));
+
+  EXPECT_EQ(client().event_count(), before);
+}
+
 // The exact messages of domain.md 2.1 are the `error` strings.
 TEST_F(ErrorStatusTest, ConnectorConflictsCarryTheExactMessages) {
   ASSERT_TRUE(IsStatus(client().post("/v1/connectors", {{"id", "c1"}, {"name", "Shop"}}), 201));

@@ -41,14 +41,47 @@ TEST(ConnectorCreate, NewConnectorIsActiveAndIdle) {
   EXPECT_EQ(c.created_at_ms, g.now_ms);
 }
 
-TEST(ConnectorCreate, ExistingIdIsRefusedAsDuplicateAndChangesNothing) {
+TEST(ConnectorCreate, ExistingIdWithADifferentBodyIsRefusedAsDuplicateAndChangesNothing) {
   Given g;
   create(g);
   Connector before = conn(g);
-  Decision d = g.run(Create{"c1", "Another", 60});
-  expect_refused(d, 409, "duplicate_id", "Connector c1 already exists");
-  EXPECT_TRUE(d.events.empty());
+  for (const Create& other : {Create{"c1", "Another", 0}, Create{"c1", "Connector c1", 60},
+                              Create{"c1", "Another", 60}}) {
+    Decision d = g.run(other);
+    expect_refused(d, 409, "duplicate_id", "Connector c1 already exists with a different body");
+    EXPECT_EQ(d.rejection->extra["id"], "c1");
+    EXPECT_TRUE(d.events.empty());
+  }
   EXPECT_EQ(conn(g), before);
+}
+
+// A client that retries a create it saw no answer to gets the connector, as
+// a repeated enqueue of a job does, and the log records nothing more.
+TEST(ConnectorCreate, ExistingIdWithTheSameBodyIsAcceptedAndRecordsNothing) {
+  Given g;
+  create(g, "c1", 60);
+  Connector before = conn(g);
+  Decision d = accept(g, Create{"c1", "Connector c1", 60});
+  EXPECT_TRUE(d.events.empty());
+  EXPECT_EQ(d.body, nlohmann::json({{"existing", true}}));
+  EXPECT_EQ(conn(g), before);
+}
+
+// "The same body" is the connector as it is now: after a rename the old
+// name is a different body, the new one the same.
+TEST(ConnectorCreate, TheSameBodyIsComparedWithTheConnectorAsItIsNow) {
+  Given g;
+  create(g, "c1", 60);
+  Update u;
+  u.id = "c1";
+  u.name = "Renamed";
+  u.sync_schedule_s = 0;
+  accept(g, u);
+  expect_refused(g.run(Create{"c1", "Connector c1", 60}), 409, "duplicate_id",
+                 "Connector c1 already exists with a different body");
+  Decision d = accept(g, Create{"c1", "Renamed", 0});
+  EXPECT_TRUE(d.events.empty());
+  EXPECT_EQ(d.body["existing"], true);
 }
 
 TEST(ConnectorCreate, EmptyNameIsInvalidInput) {
