@@ -102,8 +102,9 @@ struct ConnectorsState {
 // ---- commands ----
 // Deciders check input first (422 invalid_field naming the field), then that
 // the connector exists (404 not_found), then the conditions of domain.md 2.1
-// in its order (409 with the exact messages, extra {"status", "sync_status",
-// "allowed"}). Setting a field to its current value records nothing.
+// in its order (409 with the exact messages, extra {"state", "status",
+// "sync_status", "allowed"}; "state" is the status). Setting a field to its
+// current value records nothing.
 //
 // A Create for an id that exists records nothing: with the name and schedule
 // the connector has now it is accepted with decision.body {"existing": true};

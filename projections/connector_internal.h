@@ -26,7 +26,8 @@ std::string_view id_of_stream(std::string_view stream);
 Decision not_found(const std::string& id);
 // 422 naming `field`.
 Decision invalid_field(std::string_view field, std::string message);
-// 409 with the connector's status, sync_status and the commands it allows.
+// 409 with the connector's state (its status), status, sync_status and the
+// commands it allows.
 Decision conflict(const Connector& c, std::string code, std::string message);
 
 // 422 when a report's document lists are out of range, else nullopt.

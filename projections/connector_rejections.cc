@@ -47,9 +47,13 @@ Decision invalid_field(std::string_view field, std::string message) {
                           {{"field", std::string(field)}});
 }
 
+// "state" is what every refused transition names (http-api.md "Errors"); a
+// connector's state is its operating state, `status`, which is also given
+// under its own name beside `sync_status`.
 Decision conflict(const Connector& c, std::string code, std::string message) {
   return Decision::reject(409, std::move(code), std::move(message),
-                          {{"status", to_string(c.status)},
+                          {{"state", to_string(c.status)},
+                           {"status", to_string(c.status)},
                            {"sync_status", to_string(c.sync_status)},
                            {"allowed", allowed(c)}});
 }

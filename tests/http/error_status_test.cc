@@ -206,6 +206,30 @@ TEST_F(ErrorStatusTest, ConnectorConflictsCarryTheExactMessages) {
   EXPECT_EQ(client().event_count(), paused);
 }
 
+// A connector's refusal names its current state as every refused transition
+// does ("state": its status), besides "status", "sync_status" and "allowed".
+TEST_F(ErrorStatusTest, ConnectorConflictsCarryStateAndAllowed) {
+  ASSERT_TRUE(IsStatus(client().post("/v1/connectors", {{"id", "c1"}, {"name", "Shop"}}), 201));
+  auto expect_state = [](const ApiReply& r, const std::string& state,
+                         const std::string& sync_status, const nlohmann::json& allowed) {
+    EXPECT_EQ(r.status, 409) << r.body;
+    EXPECT_EQ(r.json.value("state", ""), state) << r.body;
+    EXPECT_EQ(r.json.value("status", ""), state) << r.body;
+    EXPECT_EQ(r.json.value("sync_status", ""), sync_status) << r.body;
+    EXPECT_EQ(r.json.value("allowed", nlohmann::json()), allowed) << r.body;
+  };
+
+  expect_state(client().post("/v1/connectors/c1/sync/abort", nlohmann::json::object()), "active",
+               "idle", {"update", "sync", "delete"});
+  ASSERT_TRUE(IsStatus(client().post("/v1/connectors/c1/sync", nlohmann::json::object()), 202));
+  expect_state(client().del("/v1/connectors/c1"), "active", "running", {"update", "abort"});
+  ASSERT_TRUE(
+      IsStatus(client().post("/v1/connectors/c1/sync/abort", nlohmann::json::object()), 202));
+  ASSERT_TRUE(IsStatus(client().patch("/v1/connectors/c1", {{"status", "paused"}}), 200));
+  expect_state(client().post("/v1/connectors/c1/sync", nlohmann::json::object()), "paused", "idle",
+               {"update", "delete"});
+}
+
 // A delete completes its cascade in the same command, so "Connector is being
 // deleted" cannot be observed over HTTP: later commands find no connector.
 TEST_F(ErrorStatusTest, CommandsOnADeletedConnectorAre404) {

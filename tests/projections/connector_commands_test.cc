@@ -343,6 +343,44 @@ TEST(ConnectorDelete, ADeletingConnectorCannotBeDeletedAgain) {
   expect_refused(g.run(Delete{"c1"}), 409, "connector_deleting", "Connector is being deleted");
 }
 
+// ---- what every conflict carries ----
+
+// http-api.md "Errors": a refused transition carries "state", the current
+// state; for a connector that is its operating state, `status`.
+TEST(ConnectorConflicts, EveryConflictCarriesTheStatusAsStateBesidesAllowed) {
+  Given g;
+  create_in_error(g, "idle-error");
+  create(g, "running-active");
+  start(g, "s1", "running-active");
+  create(g, "idle-paused");
+  set_status(g, "paused", "idle-paused");
+  create(g, "deleting");
+  begin_deletion(g, "deleting");
+  struct Case {
+    Decision d;
+    const char* state;
+    const char* sync_status;
+  };
+  Case cases[] = {
+      {g.run(AbortSync{"idle-error"}), "error", "idle"},
+      {g.run(StartSync{"running-active", "s2"}), "active", "running"},
+      {g.run(Delete{"running-active"}), "active", "running"},
+      {g.run(StartSync{"idle-paused", "s3"}), "paused", "idle"},
+      {g.run(StartSync{"deleting", "s4"}), "deleting", "idle"},
+      {g.run(Delete{"deleting"}), "deleting", "idle"},
+  };
+  for (const Case& c : cases) {
+    ASSERT_TRUE(c.d.rejection);
+    SCOPED_TRACE(c.d.rejection->message);
+    const nlohmann::json& extra = c.d.rejection->extra;
+    EXPECT_EQ(c.d.rejection->status, 409);
+    EXPECT_EQ(extra.value("state", ""), c.state) << extra.dump();
+    EXPECT_EQ(extra.value("status", ""), c.state);
+    EXPECT_EQ(extra.value("sync_status", ""), c.sync_status);
+    EXPECT_TRUE(extra.contains("allowed") && extra.at("allowed").is_array()) << extra.dump();
+  }
+}
+
 TEST(ConnectorDelete, ADeletedIdMayBeCreatedAfresh) {
   Given g;
   create_in_error(g);
