@@ -35,14 +35,15 @@ Decision step_not_found(const Job& j, const std::string& step) {
 
 // A boundary met with a cancel pending: the attempt ends here, and the
 // worker is told to stop (the events are appended although the command is
-// refused).
+// refused). The reason reads as in the job's view: null when none was given.
 Decision cancelled_at(const Job& j, std::string_view cause) {
-  Decision d =
-      Decision::reject(409, "cancelled",
-                       fmt::format("job {}: cancel was requested, attempt {} is now CANCELLED",
-                                   j.id, j.latest().number),
-                       {{"state", to_string(AttemptState::kCancelled)},
-                        {"cancel_reason", j.latest().cancel_reason}});
+  const std::string& reason = j.latest().cancel_reason;
+  Decision d = Decision::reject(
+      409, "cancelled",
+      fmt::format("job {}: cancel was requested, attempt {} is now CANCELLED", j.id,
+                  j.latest().number),
+      {{"state", to_string(AttemptState::kCancelled)},
+       {"cancel_reason", reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(reason)}});
   d.emit(job_stream(j.id), detail::cancellation(j, cause));
   return d;
 }

@@ -201,20 +201,26 @@ TEST_F(WorkerProtocolTest, CancelBeforeTheStartMakesTheStart409Cancelled) {
   ASSERT_TRUE(IsStatus(cancel, 202));
   EXPECT_EQ(cancel.json.value("state", ""), "LEASED");
 
-  EXPECT_TRUE(IsError(worker_call(client(), "j1", "start", token), 409, "cancelled"));
+  ApiReply start = worker_call(client(), "j1", "start", token);
+  EXPECT_TRUE(IsError(start, 409, "cancelled"));
+  // No reason was given: null, as the job's view shows it.
+  ASSERT_TRUE(start.json.contains("cancel_reason")) << start.body;
+  EXPECT_TRUE(start.json.at("cancel_reason").is_null()) << start.body;
 
   json job = job_view(client(), "j1");
   EXPECT_EQ(job.value("state", ""), "CANCELLED");
   EXPECT_EQ(job.value("cleanup_needed", true), false);
+  EXPECT_TRUE(job.at("cancel_reason").is_null());
 }
 
 TEST_F(WorkerProtocolTest, CancelBetweenStepsMakesTheNextStepStart409Cancelled) {
   const std::string token = running("j1", "t1");
   ASSERT_TRUE(IsStatus(run_steps(client(), "j1", token, {"FETCH"}), 200));
-  ASSERT_TRUE(IsStatus(client().post("/v1/jobs/j1/cancel", json::object()), 202));
+  ASSERT_TRUE(IsStatus(client().post("/v1/jobs/j1/cancel", {{"reason", "wrong window"}}), 202));
 
-  EXPECT_TRUE(
-      IsError(worker_call(client(), "j1", "steps/VALIDATE/start", token), 409, "cancelled"));
+  ApiReply next = worker_call(client(), "j1", "steps/VALIDATE/start", token);
+  EXPECT_TRUE(IsError(next, 409, "cancelled"));
+  EXPECT_EQ(next.json.value("cancel_reason", json()), "wrong window") << next.body;
 
   json job = job_view(client(), "j1");
   EXPECT_EQ(job.value("state", ""), "CANCELLED");

@@ -55,6 +55,28 @@ TEST_F(JobCancel, AStartWithACancelPendingCancelsInsteadAndTellsTheWorker) {
   EXPECT_EQ(g.state.jobs.holder.count("t1"), 0u);
 }
 
+// The refusal shows the reason as the job's view does: null when none was
+// given, the text when one was.
+TEST_F(JobCancel, TheCancelledRefusalCarriesTheReasonAsTheViewShowsIt) {
+  enqueue("j1");
+  claim();
+  cancel("j1", "");
+  Decision without = start("j1");
+  ASSERT_TRUE(without.rejection);
+  EXPECT_EQ(without.rejection->code, "cancelled");
+  EXPECT_TRUE(without.rejection->extra["cancel_reason"].is_null())
+      << without.rejection->extra.dump();
+  EXPECT_TRUE(view_of("j1")["cancel_reason"].is_null());
+
+  given_running("j2", "t2");
+  cancel("j2", "wrong window");
+  Decision with = step_start("j2", "FETCH");
+  ASSERT_TRUE(with.rejection);
+  EXPECT_EQ(with.rejection->code, "cancelled");
+  EXPECT_EQ(with.rejection->extra["cancel_reason"], "wrong window");
+  EXPECT_EQ(view_of("j2")["cancel_reason"], "wrong window");
+}
+
 TEST_F(JobCancel, AStepStartWithACancelPendingCancelsAtTheBoundary) {
   given_running("j1");
   step_start("j1", "FETCH");
