@@ -50,6 +50,20 @@ std::vector<std::string> doc_ids(const nlohmann::json& v, const std::string& fie
   return out;
 }
 
+// One item of documents.failed, named `at` ("documents.failed[2]"): both
+// fields are required, and an error is text, as a sync failure's is.
+std::pair<std::string, std::string> failed_document(const nlohmann::json& f,
+                                                    const std::string& at) {
+  if (!f.is_object()) {
+    throw FieldError{"invalid_field", at,
+                     "field '" + at + "' must be an object {\"id\", \"error\"}"};
+  }
+  JsonInput item(f, at + ".");
+  item.only({"id", "error"});
+  std::string id = item.str("id", kDocumentIdBytesMax);
+  return {std::move(id), item.str("error", kDocumentErrorBytesMax)};
+}
+
 connectors::DocumentReport documents(const JsonInput& in) {
   connectors::DocumentReport rep;
   const auto* d = in.raw("documents");
@@ -69,15 +83,8 @@ connectors::DocumentReport documents(const JsonInput& in) {
       if (!value.is_array()) {
         throw FieldError{"invalid_field", field, "field '" + field + "' must be an array"};
       }
-      for (const auto& f : value) {
-        if (!f.is_object()) {
-          throw FieldError{"invalid_field", field,
-                           "field '" + field + "' must hold {\"id\", \"error\"} objects"};
-        }
-        JsonInput item(f);
-        item.only({"id", "error"});
-        rep.failed.emplace_back(item.str("id", kDocumentIdBytesMax),
-                                item.opt_str("error", kDocumentErrorBytesMax).value_or(""));
+      for (size_t i = 0; i < value.size(); ++i) {
+        rep.failed.push_back(failed_document(value[i], field + "[" + std::to_string(i) + "]"));
       }
     } else {
       throw FieldError{"unknown_field", field, "unknown field '" + field + "'"};

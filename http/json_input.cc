@@ -5,10 +5,6 @@
 namespace runledger::http {
 namespace {
 
-[[noreturn]] void fail(std::string code, std::string_view field, std::string message) {
-  throw FieldError{std::move(code), std::string(field), std::move(message)};
-}
-
 std::string type_name(const nlohmann::json& v) {
   if (v.is_string()) return "a string";
   if (v.is_boolean()) return "a boolean";
@@ -30,11 +26,17 @@ bool valid_id(std::string_view s) {
   return true;
 }
 
+std::string JsonInput::name(std::string_view field) const { return prefix_ + std::string(field); }
+
+void JsonInput::fail(std::string code, std::string_view field, std::string message) const {
+  throw FieldError{std::move(code), name(field), std::move(message)};
+}
+
 void JsonInput::only(std::initializer_list<std::string_view> allowed) const {
   for (const auto& [key, value] : body_.items()) {
     bool known = false;
     for (auto a : allowed) known = known || key == a;
-    if (!known) fail("unknown_field", key, "unknown field '" + key + "'");
+    if (!known) fail("unknown_field", key, "unknown field '" + name(key) + "'");
   }
 }
 
@@ -57,21 +59,20 @@ std::optional<std::string> JsonInput::opt_str(std::string_view field, size_t max
   if (v == nullptr || v->is_null()) return std::nullopt;
   if (!v->is_string()) {
     fail("invalid_field", field,
-         "field '" + std::string(field) + "' must be a string, not " + type_name(*v));
+         "field '" + name(field) + "' must be a string, not " + type_name(*v));
   }
   const auto& s = v->get_ref<const std::string&>();
   if (s.size() > max_bytes) {
     fail("invalid_field", field,
-         "field '" + std::string(field) + "' is longer than " + std::to_string(max_bytes) +
-             " bytes");
+         "field '" + name(field) + "' is longer than " + std::to_string(max_bytes) + " bytes");
   }
   return s;
 }
 
 std::string JsonInput::str(std::string_view field, size_t max_bytes) const {
   auto s = opt_str(field, max_bytes);
-  if (!s) fail("missing_field", field, "field '" + std::string(field) + "' is required");
-  if (s->empty()) fail("invalid_field", field, "field '" + std::string(field) + "' is empty");
+  if (!s) fail("missing_field", field, "field '" + name(field) + "' is required");
+  if (s->empty()) fail("invalid_field", field, "field '" + name(field) + "' is empty");
   return *s;
 }
 
@@ -79,14 +80,14 @@ std::optional<std::string> JsonInput::opt_id(std::string_view field) const {
   auto s = opt_str(field, 1 << 20);
   if (s && !valid_id(*s)) {
     fail("invalid_field", field,
-         "field '" + std::string(field) + "' must be 1-128 characters of A-Z a-z 0-9 . _ : -");
+         "field '" + name(field) + "' must be 1-128 characters of A-Z a-z 0-9 . _ : -");
   }
   return s;
 }
 
 std::string JsonInput::id(std::string_view field) const {
   auto s = opt_id(field);
-  if (!s) fail("missing_field", field, "field '" + std::string(field) + "' is required");
+  if (!s) fail("missing_field", field, "field '" + name(field) + "' is required");
   return *s;
 }
 
@@ -106,20 +107,20 @@ std::optional<int64_t> JsonInput::opt_integer(std::string_view field, int64_t mi
     // Outside int64's range the cast below is undefined: answer the range.
     if (!(d >= -9.2e18 && d <= 9.2e18)) {
       fail("invalid_field", field,
-           "field '" + std::string(field) + "' must be between " + std::to_string(min) + " and " +
+           "field '" + name(field) + "' must be between " + std::to_string(min) + " and " +
                std::to_string(max));
     }
     if (d != static_cast<double>(static_cast<int64_t>(d))) {
-      fail("invalid_field", field, "field '" + std::string(field) + "' must be an integer");
+      fail("invalid_field", field, "field '" + name(field) + "' must be an integer");
     }
     n = static_cast<int64_t>(d);
   } else {
     fail("invalid_field", field,
-         "field '" + std::string(field) + "' must be an integer, not " + type_name(*v));
+         "field '" + name(field) + "' must be an integer, not " + type_name(*v));
   }
   if (n < min || n > max) {
     fail("invalid_field", field,
-         "field '" + std::string(field) + "' must be between " + std::to_string(min) + " and " +
+         "field '" + name(field) + "' must be between " + std::to_string(min) + " and " +
              std::to_string(max));
   }
   return n;
@@ -127,7 +128,7 @@ std::optional<int64_t> JsonInput::opt_integer(std::string_view field, int64_t mi
 
 int64_t JsonInput::integer(std::string_view field, int64_t min, int64_t max) const {
   auto n = opt_integer(field, min, max);
-  if (!n) fail("missing_field", field, "field '" + std::string(field) + "' is required");
+  if (!n) fail("missing_field", field, "field '" + name(field) + "' is required");
   return *n;
 }
 
@@ -136,7 +137,7 @@ std::optional<bool> JsonInput::opt_bool(std::string_view field) const {
   if (v == nullptr || v->is_null()) return std::nullopt;
   if (!v->is_boolean()) {
     fail("invalid_field", field,
-         "field '" + std::string(field) + "' must be a boolean, not " + type_name(*v));
+         "field '" + name(field) + "' must be a boolean, not " + type_name(*v));
   }
   return v->get<bool>();
 }
@@ -147,7 +148,7 @@ std::optional<int64_t> JsonInput::opt_time_ms(std::string_view field) const {
   int64_t ms = 0;
   if (!parse_time_ms(*s, &ms)) {
     fail("invalid_field", field,
-         "field '" + std::string(field) + "' must be an RFC 3339 time, e.g. 2026-11-29T21:08:10Z");
+         "field '" + name(field) + "' must be an RFC 3339 time, e.g. 2026-11-29T21:08:10Z");
   }
   return ms;
 }
@@ -159,12 +160,11 @@ std::optional<std::vector<std::string>> JsonInput::opt_str_list(std::string_view
   if (v == nullptr || v->is_null()) return std::nullopt;
   if (!v->is_array()) {
     fail("invalid_field", field,
-         "field '" + std::string(field) + "' must be an array of strings, not " + type_name(*v));
+         "field '" + name(field) + "' must be an array of strings, not " + type_name(*v));
   }
   if (v->size() > max_items) {
-    fail(
-        "invalid_field", field,
-        "field '" + std::string(field) + "' has more than " + std::to_string(max_items) + " items");
+    fail("invalid_field", field,
+         "field '" + name(field) + "' has more than " + std::to_string(max_items) + " items");
   }
   std::vector<std::string> out;
   out.reserve(v->size());
@@ -172,7 +172,7 @@ std::optional<std::vector<std::string>> JsonInput::opt_str_list(std::string_view
     if (!item.is_string() || item.get_ref<const std::string&>().empty() ||
         item.get_ref<const std::string&>().size() > max_bytes) {
       fail("invalid_field", field,
-           "field '" + std::string(field) + "' must hold non-empty strings of at most " +
+           "field '" + name(field) + "' must hold non-empty strings of at most " +
                std::to_string(max_bytes) + " bytes");
     }
     out.push_back(item.get<std::string>());
@@ -189,13 +189,13 @@ std::optional<std::string> JsonInput::opt_enumeration(
   }
   std::string list;
   for (auto v : values) list += (list.empty() ? "" : ", ") + std::string(v);
-  fail("invalid_field", field, "field '" + std::string(field) + "' must be one of: " + list);
+  fail("invalid_field", field, "field '" + name(field) + "' must be one of: " + list);
 }
 
 std::string JsonInput::enumeration(std::string_view field,
                                    std::initializer_list<std::string_view> values) const {
   auto s = opt_enumeration(field, values);
-  if (!s) fail("missing_field", field, "field '" + std::string(field) + "' is required");
+  if (!s) fail("missing_field", field, "field '" + name(field) + "' is required");
   return *s;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -15,7 +16,7 @@ namespace runledger::http {
 
 // Thrown by the readers below; the router turns it into a 422.
 struct FieldError {
-  std::string code;     // missing_field | invalid_field | unknown_field
+  std::string code;  // missing_field | invalid_field | unknown_field
   std::string field;
   std::string message;
 };
@@ -26,6 +27,10 @@ bool valid_id(std::string_view s);
 class JsonInput {
  public:
   explicit JsonInput(const nlohmann::json& body) : body_(body) {}
+  // For an object nested in the body: errors name its fields after `prefix`
+  // (e.g. "documents.failed[0]." + "error").
+  JsonInput(const nlohmann::json& body, std::string prefix)
+      : body_(body), prefix_(std::move(prefix)) {}
   // Refuses any field not listed (unknown_field).
   void only(std::initializer_list<std::string_view> allowed) const;
   bool has(std::string_view field) const;
@@ -40,7 +45,7 @@ class JsonInput {
   std::optional<bool> opt_bool(std::string_view field) const;
   std::optional<int64_t> opt_time_ms(std::string_view field) const;  // RFC 3339
   std::optional<std::vector<std::string>> opt_str_list(std::string_view field, size_t max_items,
-                                                      size_t max_bytes) const;
+                                                       size_t max_bytes) const;
   std::string enumeration(std::string_view field,
                           std::initializer_list<std::string_view> values) const;
   std::optional<std::string> opt_enumeration(std::string_view field,
@@ -48,7 +53,11 @@ class JsonInput {
   const nlohmann::json* raw(std::string_view field) const;
 
  private:
+  std::string name(std::string_view field) const;
+  [[noreturn]] void fail(std::string code, std::string_view field, std::string message) const;
+
   const nlohmann::json& body_;
+  std::string prefix_;
 };
 
 }  // namespace runledger::http

@@ -119,6 +119,36 @@ TEST_F(BadInputTest, WrongTypesAreNamed) {
   });
 }
 
+// http-api.md: a failed document of a report is {"id", "error"}, both
+// required. The field is named by its place in the report.
+TEST_F(BadInputTest, FailedDocumentsWithoutAnErrorAreRefusedNamingTheField) {
+  const std::string sync = "/v1/connectors/c1/syncs/" + sync_id_;
+  auto failed = [](json items) { return json{{"documents", {{"failed", std::move(items)}}}}; };
+  expect_all_refused({
+      post("progress, no error", sync + "/progress", failed({{{"id", "d1"}}}), "missing_field",
+           "documents.failed[0].error"),
+      post("succeeded, no error", sync + "/succeeded", failed({{{"id", "d1"}}}), "missing_field",
+           "documents.failed[0].error"),
+      post("the second item, no error", sync + "/progress",
+           failed({{{"id", "d1"}, {"error", "parse error"}}, {{"id", "d2"}}}), "missing_field",
+           "documents.failed[1].error"),
+      post("error as a number", sync + "/progress", failed({{{"id", "d1"}, {"error", 500}}}),
+           "invalid_field", "documents.failed[0].error"),
+      post("error empty", sync + "/progress", failed({{{"id", "d1"}, {"error", ""}}}),
+           "invalid_field", "documents.failed[0].error"),
+      post("no id", sync + "/progress", failed({{{"error", "parse error"}}}), "missing_field",
+           "documents.failed[0].id"),
+      post("an unknown field", sync + "/progress",
+           failed({{{"id", "d1"}, {"error", "e"}, {"retry", true}}}), "unknown_field",
+           "documents.failed[0].retry"),
+  });
+  // Nothing was kept: the sync still runs and has no documents.
+  ApiReply docs = client().get("/v1/connectors/c1/documents");
+  ASSERT_TRUE(IsStatus(docs, 200));
+  EXPECT_TRUE(docs.json.at("documents").empty()) << docs.body;
+  EXPECT_EQ(client().get("/v1/connectors/c1").json.value("sync_status", ""), "running");
+}
+
 TEST_F(BadInputTest, UnknownFieldsAreNamed) {
   expect_all_refused({
       post("enqueue", "/v1/jobs", {{"kind", "k"}, {"target", "t"}, {"colour", "red"}},
