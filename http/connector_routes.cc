@@ -67,7 +67,7 @@ std::pair<std::string, std::string> failed_document(const nlohmann::json& f,
 connectors::DocumentReport documents(const JsonInput& in) {
   connectors::DocumentReport rep;
   const auto* d = in.raw("documents");
-  if (d == nullptr || d->is_null()) return rep;
+  if (d == nullptr) return rep;
   if (!d->is_object()) {
     throw FieldError{"invalid_field", "documents", "field 'documents' must be an object"};
   }

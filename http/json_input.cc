@@ -56,7 +56,7 @@ const nlohmann::json* JsonInput::raw(std::string_view field) const {
 
 std::optional<std::string> JsonInput::opt_str(std::string_view field, size_t max_bytes) const {
   const auto* v = raw(field);
-  if (v == nullptr || v->is_null()) return std::nullopt;
+  if (v == nullptr) return std::nullopt;
   if (!v->is_string()) {
     fail("invalid_field", field,
          "field '" + name(field) + "' must be a string, not " + type_name(*v));
@@ -94,7 +94,7 @@ std::string JsonInput::id(std::string_view field) const {
 std::optional<int64_t> JsonInput::opt_integer(std::string_view field, int64_t min,
                                               int64_t max) const {
   const auto* v = raw(field);
-  if (v == nullptr || v->is_null()) return std::nullopt;
+  if (v == nullptr) return std::nullopt;
   int64_t n = 0;
   if (v->is_number_integer()) {
     if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
@@ -134,7 +134,7 @@ int64_t JsonInput::integer(std::string_view field, int64_t min, int64_t max) con
 
 std::optional<bool> JsonInput::opt_bool(std::string_view field) const {
   const auto* v = raw(field);
-  if (v == nullptr || v->is_null()) return std::nullopt;
+  if (v == nullptr) return std::nullopt;
   if (!v->is_boolean()) {
     fail("invalid_field", field,
          "field '" + name(field) + "' must be a boolean, not " + type_name(*v));
@@ -157,7 +157,7 @@ std::optional<std::vector<std::string>> JsonInput::opt_str_list(std::string_view
                                                                 size_t max_items,
                                                                 size_t max_bytes) const {
   const auto* v = raw(field);
-  if (v == nullptr || v->is_null()) return std::nullopt;
+  if (v == nullptr) return std::nullopt;
   if (!v->is_array()) {
     fail("invalid_field", field,
          "field '" + name(field) + "' must be an array of strings, not " + type_name(*v));

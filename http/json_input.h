@@ -24,6 +24,10 @@ struct FieldError {
 // Ids are 1-128 characters of A-Z a-z 0-9 . _ : -
 bool valid_id(std::string_view s);
 
+// The opt_ readers take an absent field as "not given". A null is a value,
+// and of the wrong type for every reader here (invalid_field): a field that
+// may be null (e.g. a connector's sync_schedule_s) is checked with is_null()
+// before it is read.
 class JsonInput {
  public:
   explicit JsonInput(const nlohmann::json& body) : body_(body) {}

@@ -149,6 +149,70 @@ TEST_F(BadInputTest, FailedDocumentsWithoutAnErrorAreRefusedNamingTheField) {
   EXPECT_EQ(client().get("/v1/connectors/c1").json.value("sync_status", ""), "running");
 }
 
+// A null is a value of the wrong type for every field the contract does not
+// say may be null; only sync_schedule_s may (it removes the schedule).
+TEST_F(BadInputTest, NullForAFieldThatMayNotBeNullIsAMistypedField) {
+  auto patch = [](std::string what, const json& body, std::string field) {
+    BadRequest r =
+        post(std::move(what), "/v1/connectors/c1", body, "invalid_field", std::move(field));
+    r.method = "PATCH";
+    return r;
+  };
+  auto job = [](const std::string& field) {
+    return json{{"kind", "k"}, {"target", "t"}, {field, nullptr}};
+  };
+  const std::string sync = "/v1/connectors/c1/syncs/" + sync_id_;
+  expect_all_refused({
+      patch("connector status", {{"status", nullptr}}, "status"),
+      patch("connector name", {{"name", nullptr}}, "name"),
+      patch("connector name beside a valid status", {{"status", "paused"}, {"name", nullptr}},
+            "name"),
+      post("connector id", "/v1/connectors", {{"id", nullptr}, {"name", "n"}}, "invalid_field",
+           "id"),
+      post("connector name", "/v1/connectors", {{"id", "c2"}, {"name", nullptr}}, "invalid_field",
+           "name"),
+      post("report documents", sync + "/progress", {{"documents", nullptr}}, "invalid_field",
+           "documents"),
+      post("a failed document's error", sync + "/succeeded",
+           {{"documents", {{"failed", {{{"id", "d1"}, {"error", nullptr}}}}}}}, "invalid_field",
+           "documents.failed[0].error"),
+      post("job id", "/v1/jobs", job("id"), "invalid_field", "id"),
+      post("job plan", "/v1/jobs", job("plan"), "invalid_field", "plan"),
+      post("job reuse_on_rerun", "/v1/jobs", job("reuse_on_rerun"), "invalid_field",
+           "reuse_on_rerun"),
+      post("job max_attempts", "/v1/jobs", job("max_attempts"), "invalid_field", "max_attempts"),
+      post("job priority", "/v1/jobs", job("priority"), "invalid_field", "priority"),
+      post("job not_before", "/v1/jobs", job("not_before"), "invalid_field", "not_before"),
+      post("claim kinds", "/v1/jobs/claim", {{"worker", "w"}, {"kinds", nullptr}}, "invalid_field",
+           "kinds"),
+      post("claim lease_s", "/v1/jobs/claim", {{"worker", "w"}, {"lease_s", nullptr}},
+           "invalid_field", "lease_s"),
+      post("heartbeat lease_s", "/v1/jobs/j1/heartbeat",
+           {{"lease_token", token_}, {"lease_s", nullptr}}, "invalid_field", "lease_s"),
+      post("step failure retryable", "/v1/jobs/j1/steps/FETCH/failed",
+           {{"lease_token", token_}, {"error", "boom"}, {"retryable", nullptr}}, "invalid_field",
+           "retryable"),
+      post("cancel reason", "/v1/jobs/j1/cancel", {{"reason", nullptr}}, "invalid_field", "reason"),
+      post("hold job", "/v1/holds",
+           {{"target", "t"}, {"kind", "RESULT_UNKNOWN"}, {"reason", "r"}, {"job", nullptr}},
+           "invalid_field", "job"),
+      post("hold outcome", "/v1/holds/h-any/release", {{"note", "n"}, {"outcome", nullptr}},
+           "invalid_field", "outcome"),
+  });
+  EXPECT_EQ(client().get("/v1/connectors/c1").json.value("status", ""), "active");
+
+  // sync_schedule_s may be null: it removes the schedule.
+  ApiReply scheduled = client().patch("/v1/connectors/c1", {{"sync_schedule_s", 60}});
+  ASSERT_TRUE(IsStatus(scheduled, 200));
+  EXPECT_EQ(scheduled.json.value("sync_schedule_s", json()), 60);
+  ApiReply cleared = client().patch("/v1/connectors/c1", {{"sync_schedule_s", nullptr}});
+  ASSERT_TRUE(IsStatus(cleared, 200));
+  EXPECT_TRUE(cleared.json.at("sync_schedule_s").is_null()) << cleared.body;
+  EXPECT_TRUE(IsStatus(
+      client().post("/v1/connectors", {{"id", "c2"}, {"name", "n"}, {"sync_schedule_s", nullptr}}),
+      201));
+}
+
 TEST_F(BadInputTest, UnknownFieldsAreNamed) {
   expect_all_refused({
       post("enqueue", "/v1/jobs", {{"kind", "k"}, {"target", "t"}, {"colour", "red"}},
