@@ -285,7 +285,7 @@ void Engine::close_batch(Batch& b) {
     }
   }
   if (decided_finished_ != before) {
-    view_index::add_count_writes(decided_finished_, &b.out.views);
+    view_index::add_count_writes(decided_finished_, &before, &b.out.views);
     b.finished_counts = decided_finished_;
   }
   events_since_snapshot_ += b.out.events.size();

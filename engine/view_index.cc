@@ -197,8 +197,9 @@ void add_view_writes(const State& s, std::string_view stream,
   for (auto& k : now) out->emplace_back(std::move(k), std::string());
 }
 
-void add_count_writes(const FinishedCounts& counts, ViewWrites* out) {
+void add_count_writes(const FinishedCounts& counts, const FinishedCounts* before, ViewWrites* out) {
   for (size_t slot = 0; slot < kFinishedStates; ++slot) {
+    if (before != nullptr && (*before)[slot] == counts[slot]) continue;
     out->emplace_back(count_key(slot), std::to_string(counts[slot]));
   }
 }
@@ -245,7 +246,7 @@ Status build(EventStore& store, size_t* indexed) {
     if (Status s = for_each_chunk(store, entity_prefix, index_chunk); !s.ok()) return s;
   }
   AppendBatch mark;
-  add_count_writes(counts, &mark.views);
+  add_count_writes(counts, nullptr, &mark.views);
   mark.views.emplace_back(std::string(kReadyKey), std::string("1"));
   return store.append(mark);
 }

@@ -69,8 +69,9 @@ void add_view_writes(const State& s, std::string_view stream,
                      const std::vector<std::string>* stored, ViewWrites* out,
                      FinishedCounts* counts);
 
-// The writes that store `counts` (after add_view_writes changed them).
-void add_count_writes(const FinishedCounts& counts, ViewWrites* out);
+// The writes that store `counts`: every slot that differs from `before`
+// (what is stored now; nullptr: every slot).
+void add_count_writes(const FinishedCounts& counts, const FinishedCounts* before, ViewWrites* out);
 
 // The stored counts (zeros on a store without any).
 Status read_counts(const EventStore& store, FinishedCounts* counts);

@@ -157,7 +157,7 @@ Status Importer::flush(bool with_snapshot) {
 Status Importer::finish() {
   if (Status s = flush(/*with_snapshot=*/state_.last_seq != 0); !s.ok()) return s;
   AppendBatch mark;
-  view_index::add_count_writes(finished_counts_, &mark.views);
+  view_index::add_count_writes(finished_counts_, nullptr, &mark.views);
   mark.views.emplace_back(std::string(view_index::kReadyKey), "1");
   return store_.append(mark);
 }
