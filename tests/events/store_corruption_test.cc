@@ -69,14 +69,7 @@ TEST_F(StoreCorruptionTest, ChecksumMismatchInAStoredValueIsNamedByVerify) {
 }
 
 TEST_F(StoreCorruptionTest, ChecksumMismatchOnDiskFailsTheReadThatMeetsIt) {
-  std::string table;
-  {
-    RawDb raw(dir.path());
-    raw.flush();
-    auto files = raw.table_files(keys::kLogFamily);
-    ASSERT_EQ(files.size(), 1u);
-    table = files[0];
-  }
+  const std::string table = flushed_log_table(dir.path());
   // The first bytes of a table file are its first data block.
   flip_byte(table, 10);
 
@@ -92,14 +85,7 @@ TEST_F(StoreCorruptionTest, ChecksumMismatchOnDiskFailsTheReadThatMeetsIt) {
 }
 
 TEST_F(StoreCorruptionTest, LogChecksumsReadEveryTableFileOfTheLog) {
-  std::string table;
-  {
-    RawDb raw(dir.path());
-    raw.flush();
-    auto files = raw.table_files(keys::kLogFamily);
-    ASSERT_EQ(files.size(), 1u);
-    table = files[0];
-  }
+  const std::string table = flushed_log_table(dir.path());
   {
     auto store = reopen();
     Status clean = store->verify_log_checksums();
@@ -122,15 +108,7 @@ TEST_F(StoreCorruptionTest, ChecksumMismatchInALaterBlockNamesItsFirstSeq) {
       ASSERT_TRUE(store->append(log.batch({"job/a", "job/b", "job/d"}, 100)).ok());
     }
   }
-  std::string table;
-  {
-    RawDb raw(dir.path());
-    raw.flush();
-    for (const auto& f : raw.table_files(keys::kLogFamily)) {
-      if (table.empty() || file_size(f) > file_size(table)) table = f;
-    }
-    ASSERT_FALSE(table.empty());
-  }
+  const std::string table = flushed_log_table(dir.path());
   flip_byte(table, file_size(table) / 3);
 
   auto store = reopen();

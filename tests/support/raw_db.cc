@@ -88,6 +88,17 @@ std::string RawDb::log_key(uint64_t seq) {
   return k;
 }
 
+std::string flushed_log_table(const std::string& dir) {
+  RawDb raw(dir);
+  raw.flush();
+  std::string table;
+  for (const auto& f : raw.table_files(keys::kLogFamily)) {
+    if (table.empty() || file_size(f) > file_size(table)) table = f;
+  }
+  if (table.empty()) throw std::runtime_error("the log of " + dir + " has no table file");
+  return table;
+}
+
 void flip_byte(const std::string& path, uint64_t offset) {
   std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
   if (!f) throw std::runtime_error("cannot open " + path);

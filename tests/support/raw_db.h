@@ -43,6 +43,10 @@ class RawDb {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };
 
+// Flushes the memtables of the folder `dir` (no store may have it open) and
+// returns the largest table file of the log: where its events are.
+std::string flushed_log_table(const std::string& dir);
+
 // Flips the bits of one byte of a file at `offset`.
 void flip_byte(const std::string& path, uint64_t offset);
 // The write-ahead log file with the highest number in `dir`.

@@ -62,15 +62,7 @@ void write_jobs(const std::string& data) {
 TEST(DamagedStart, ATableBlockOfEventsBeforeTheSnapshotStopsTheStart) {
   TempDir dir;
   ASSERT_NO_FATAL_FAILURE(write_jobs(dir.path()));
-  std::string table;
-  {
-    RawDb raw(dir.path());
-    raw.flush();
-    for (const auto& f : raw.table_files(keys::kLogFamily)) {
-      if (table.empty() || file_size(f) > file_size(table)) table = f;
-    }
-  }
-  ASSERT_FALSE(table.empty());
+  const std::string table = flushed_log_table(dir.path());
   // Given the first block of the log's table damaged: events that the
   // snapshot covers, so that the fold at start-up would not read them
   flip_byte(table, 100);
