@@ -26,11 +26,18 @@ constexpr std::string_view kCountPath = "index/count/job/";
 std::string count_key(size_t slot) { return std::string(kCountPath) + kFinishedStateNames[slot]; }
 
 // The slot of a job state entry among `entries`; nullopt when there is none.
+// Runs for every job a batch finishes: the prefixes are made once.
 std::optional<size_t> state_slot(const std::vector<std::string>& entries) {
+  static const std::array<std::string, kFinishedStates> prefixes = [] {
+    std::array<std::string, kFinishedStates> out;
+    for (size_t slot = 0; slot < kFinishedStates; ++slot) {
+      out[slot] = prefix(Field::kJobState, kFinishedStateNames[slot]);
+    }
+    return out;
+  }();
   for (size_t slot = 0; slot < kFinishedStates; ++slot) {
-    const std::string p = prefix(Field::kJobState, kFinishedStateNames[slot]);
     for (const auto& e : entries) {
-      if (e.starts_with(p)) return slot;
+      if (e.starts_with(prefixes[slot])) return slot;
     }
   }
   return std::nullopt;
@@ -119,8 +126,8 @@ bool keys_of_stored(std::string_view stream, std::string_view text,
   return name && v.is_object() && keys_of_view(name->kind, name->id, v, keys);
 }
 
-// The stream an index key names ("job/<id>"), with the value of its field;
-// false when the key is not one of the index's.
+// The stream an index entry names ("job/<id>", "hold/<id>"); false when the
+// key is not an entry of the index.
 bool stream_of_key(std::string_view key, std::string* stream) {
   for (Field f : {Field::kJobState, Field::kJobTarget, Field::kJobKind, Field::kHoldTarget}) {
     const std::string_view path = field_path(f);
