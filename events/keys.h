@@ -8,7 +8,8 @@
 //   stream_index   stream bytes, 0x00, version (4 bytes BE)  seq (8 bytes BE)
 //   idempotency    idempotency key (opaque bytes)            recorded_at ms (8 bytes BE),
 //                                                            then the first reply (opaque)
-//   views          view key (opaque bytes)                   view value (opaque)
+//   views          view key (opaque bytes)                   view value (opaque); the engine
+//                  keeps its index of the views here too (engine/view_index.h)
 //   snapshot       "snapshot" (the only key)                 projection snapshot (opaque)
 //   default        "format"                                  kLogFormat
 //
