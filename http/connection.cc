@@ -36,12 +36,12 @@ ParserLimits limits_for(const ServerOptions& o) {
   return l;
 }
 
-// The reply to a request that could not be read, in the API's error shape.
 // What a request gets once a stop has begun: nothing of it runs.
 Reply shutting_down() {
   return Reply::error(503, "unavailable", "the server is shutting down; retry elsewhere or later");
 }
 
+// The reply to a request that could not be read, in the API's error shape.
 Reply unreadable_reply(const RequestParser& p, size_t body_limit) {
   switch (p.error_status()) {
     case 413:
@@ -185,7 +185,7 @@ void Connection::dispatch() {
     ServerContext& ctx = self->ctx_;
     Answer a = run_handler(*route, self->api_);
     if (a.command) {
-      self->submit(std::move(*a.command));
+      self->submit(std::move(*a.command), /*admitted=*/true);
     } else {
       auto* c = self.get();
       asio::post(c->socket_.get_executor(),
@@ -207,8 +207,10 @@ void Connection::answer(Answer a) {
   send(std::move(*a.reply));
 }
 
-void Connection::submit(Request command) {
-  if (!ctx_.in_flight.try_add()) {
+void Connection::submit(Request command, bool admitted) {
+  if (admitted) {
+    ctx_.in_flight.add_to_admitted();
+  } else if (!ctx_.in_flight.try_add()) {
     // Also called on the blocking pool: the reply goes by the socket's executor.
     auto* c = this;
     asio::dispatch(c->socket_.get_executor(),

@@ -52,7 +52,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void parse();
   void dispatch();
   void answer(Answer answer);
-  void submit(Request command);
+  // `admitted`: the request already counts as in flight (it came through
+  // the blocking pool), so a stop that began meanwhile still lets it run.
+  void submit(Request command, bool admitted = false);
   void send(Reply reply);
   void on_written();
   void send_continue();

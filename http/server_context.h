@@ -33,6 +33,12 @@ class InFlight {
     ++count_;
     return true;
   }
+  // One more for work that holds a count already (a request admitted
+  // before a stop began hands its command on): the stop waits for it anyway.
+  void add_to_admitted() {
+    std::lock_guard<std::mutex> lk(mu_);
+    ++count_;
+  }
   void done() {
     std::lock_guard<std::mutex> lk(mu_);
     if (--count_ == 0) cv_.notify_all();
