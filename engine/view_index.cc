@@ -63,6 +63,18 @@ std::string key(Field field, std::string_view value, std::string_view id) {
   return k;
 }
 
+// The entries of a finished job and of a released hold: what a stored view
+// is filed under, whether it is read from memory or from the view itself.
+void job_entries(std::string_view state, std::string_view target, std::string_view kind,
+                 std::string_view id, std::vector<std::string>* out) {
+  out->push_back(key(Field::kJobState, state, id));
+  out->push_back(key(Field::kJobTarget, target, id));
+  out->push_back(key(Field::kJobKind, kind, id));
+}
+void hold_entries(std::string_view target, std::string_view id, std::vector<std::string>* out) {
+  out->push_back(key(Field::kHoldTarget, target, id));
+}
+
 // The index keys of a stored view; false when the view lacks a field.
 bool keys_of_view(EntityKind kind, std::string_view id, const nlohmann::json& v,
                   std::vector<std::string>* out) {
@@ -76,15 +88,13 @@ bool keys_of_view(EntityKind kind, std::string_view id, const nlohmann::json& v,
       const auto* target = text("target");
       const auto* job_kind = text("kind");
       if (!state || !target || !job_kind) return false;
-      out->push_back(key(Field::kJobState, *state, id));
-      out->push_back(key(Field::kJobTarget, *target, id));
-      out->push_back(key(Field::kJobKind, *job_kind, id));
+      job_entries(*state, *target, *job_kind, id, out);
       return true;
     }
     case EntityKind::kHold: {
       const auto* target = text("target");
       if (!target) return false;
-      out->push_back(key(Field::kHoldTarget, *target, id));
+      hold_entries(*target, id, out);
       return true;
     }
     case EntityKind::kConnector:
@@ -163,14 +173,12 @@ std::vector<std::string> entries_of(const State& s, std::string_view stream) {
   switch (name->kind) {
     case EntityKind::kJob: {
       const jobs::Job& j = s.jobs.by_id.find(name->id)->second;
-      keys.push_back(key(Field::kJobState, jobs::to_string(j.latest().state), j.id));
-      keys.push_back(key(Field::kJobTarget, j.target, j.id));
-      keys.push_back(key(Field::kJobKind, j.kind, j.id));
+      job_entries(jobs::to_string(j.latest().state), j.target, j.kind, j.id, &keys);
       break;
     }
     case EntityKind::kHold: {
       const holds::Hold& h = s.holds.by_id.find(name->id)->second;
-      keys.push_back(key(Field::kHoldTarget, h.target, h.id));
+      hold_entries(h.target, h.id, &keys);
       break;
     }
     case EntityKind::kConnector:

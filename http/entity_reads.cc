@@ -34,8 +34,7 @@ Reply read_as_of(Engine& engine, const ApiRequest& r, const std::string& stream,
   if (!st.ok()) return Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
   auto view = render(scratch);
   if (!view) {
-    return Reply::error(404, "not_found",
-                        what + " did not exist at seq " + std::to_string(as_of));
+    return Reply::error(404, "not_found", what + " did not exist at seq " + std::to_string(as_of));
   }
   return Reply::json(200, *view);
 }
@@ -129,8 +128,7 @@ Page list_entities(Engine& engine, const std::string& prefix, const std::string&
         read_indexed(store, prefix, stored.index_prefix, after, visit);
         break;
       }
-      scan_stored(store, prefix, after, visit);
-      break;
+      [[fallthrough]];  // a store not indexed yet (read-only, written before the index)
     case StoredMatches::Mode::kScan:
       scan_stored(store, prefix, after, visit);
       break;
