@@ -1,5 +1,6 @@
 #include "engine/entities.h"
 
+#include <optional>
 #include <vector>
 
 namespace runledger {
@@ -53,12 +54,16 @@ uint32_t version_in_memory(const State& s, std::string_view stream) {
 Status hydrate(const EventStore& store, State& s, std::string_view stream, uint64_t until_seq) {
   auto name = parse_stream(stream);
   if (!name || in_memory(s, stream)) return Status::Ok();
-  State scratch;
+  // Made at the first event: most streams asked for are new, and an empty
+  // State is not free (its maps of counts).
+  std::optional<State> folded;
   Status st = store.read_stream(stream, until_seq, [&](const fb::Event& e, std::string_view) {
-    evolve(scratch, e);
+    if (!folded) folded.emplace();
+    evolve(*folded, e);
     return true;
   });
-  if (!st.ok()) return st;
+  if (!st.ok() || !folded) return st;
+  State& scratch = *folded;
   std::string id(name->id);
   switch (name->kind) {
     case EntityKind::kJob: {

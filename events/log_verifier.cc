@@ -21,7 +21,8 @@ struct StringHash {
 
 struct StreamTip {
   uint32_t version = 0;
-  uint64_t seq = 0;  // of the stream's latest event
+  uint64_t seq = 0;        // of the stream's latest event
+  uint64_t first_seq = 0;  // of its version 1
 };
 
 using StreamTips = std::unordered_map<std::string, StreamTip, StringHash, std::equal_to<>>;
@@ -74,6 +75,7 @@ bool LogWalk::visit(const fb::Event& e, std::string_view bytes) {
   if (!finding_.ok()) return false;
   tip->version = e.stream_version();
   tip->seq = e.seq();
+  if (tip->first_seq == 0) tip->first_seq = e.seq();
   hash_ = sha256(bytes);
   ++events_;
   if (progress_ && events_ % kVerifyProgressEvery == 0) progress_({"log", events_, until_});
@@ -161,10 +163,12 @@ Status check_stream_index(const EventStore& store, const StreamTips& streams, ui
     if (!s.ok()) {
       note(std::move(s));
     } else if (seen != tip.version) {
+      // Nothing read: the entry of version 1 is what is missing (reads ask
+      // for it first). Otherwise the versions after the last one read.
       note(Status::Corruption("the stream index of " + stream + " reads " + std::to_string(seen) +
                                   " versions in order, the log holds " +
                                   std::to_string(tip.version),
-                              tip.seq));
+                              seen == 0 ? tip.first_seq : tip.seq));
     }
     if (progress && ++done % kVerifyProgressEvery == 0) progress({"index", done, streams.size()});
   }

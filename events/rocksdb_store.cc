@@ -78,14 +78,17 @@ rocksdb::CompressionType first_supported(std::initializer_list<rocksdb::Compress
 }
 
 // How a family is read: by key (a bloom filter saves reading blocks that
-// lack it), or scanned in order (the log: every replay, restart and verify
+// lack it), scanned in order (the log: every replay, restart and verify
 // decompresses all of it, so its oldest level stays LZ4, which decompresses
-// several times faster than ZSTD for a little more disk).
-enum class Access : uint8_t { kPointLookups, kScans };
+// several times faster than ZSTD for a little more disk), or both (the
+// stream index: scanned per stream, and asked by key whether a stream
+// exists at all, which is the common case of a new job).
+enum class Access : uint8_t { kPointLookups, kScans, kScansAndExistence };
 
 rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache>& cache,
                                             Access access) {
   const bool point_lookups = access == Access::kPointLookups;
+  const bool bloom = access != Access::kScans;
   rocksdb::ColumnFamilyOptions o;
   o.compression = first_supported({rocksdb::kLZ4Compression, rocksdb::kSnappyCompression});
   o.bottommost_compression =
@@ -94,9 +97,14 @@ rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache
   rocksdb::BlockBasedTableOptions t;
   t.block_cache = cache;
   t.block_size = kBlockBytes;
-  // Block checksums are on by default; they are what turns a flipped bit on
-  // disk into a Corruption status instead of a wrong event.
-  if (point_lookups) t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBloomBitsPerKey));
+  // Block checksums are what turns a flipped bit on disk into a Corruption
+  // status instead of a wrong event. XXH3 rather than the default CRC32C:
+  // Debian's RocksDB is built for any x86-64 and computes CRC32C in software,
+  // several times slower; every flush, compaction, replay and start-up check
+  // reads or writes these. (Each file records its own checksum type, so files
+  // written before keep theirs.)
+  t.checksum = rocksdb::kXXH3;
+  if (bloom) t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBloomBitsPerKey));
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   return o;
 }
@@ -107,7 +115,7 @@ std::vector<rocksdb::ColumnFamilyDescriptor> family_descriptors() {
   return {
       {keys::kDefaultFamily, family_options(cache, Access::kPointLookups)},
       {keys::kLogFamily, family_options(cache, Access::kScans)},
-      {keys::kStreamIndexFamily, family_options(cache, Access::kScans)},
+      {keys::kStreamIndexFamily, family_options(cache, Access::kScansAndExistence)},
       {keys::kIdempotencyFamily, family_options(cache, Access::kPointLookups)},
       {keys::kViewsFamily, family_options(cache, Access::kPointLookups)},
       {keys::kSnapshotFamily, family_options(cache, Access::kPointLookups)},

@@ -302,6 +302,43 @@ TEST_F(StoreCorruptionTest, StreamIndexMissingItsLatestEntryIsNamed) {
   EXPECT_EQ(s.seq(), last_of_c);
 }
 
+TEST_F(StoreCorruptionTest, StreamIndexMissingItsFirstEntryReadsEmptyButIsNeverWrittenOver) {
+  // Reads ask for a stream's entry of version 1 by key before seeking (most
+  // streams asked about are new): without it, job/a reads as empty. The
+  // appender seeks the last entry, so it still refuses a second version 1.
+  ASSERT_EQ(event(1).stream, "job/a");
+  std::string key;
+  keys::stream_index_key("job/a", 1, &key);
+  RawDb(dir.path()).remove(keys::kStreamIndexFamily, key);
+  {
+    auto store = open_store(dir.path());
+    size_t read = 0;
+    Status rs = store->read_stream("job/a", 0, [&](const fb::Event&, std::string_view) {
+      ++read;
+      return true;
+    });
+    ASSERT_TRUE(rs.ok()) << rs.ToString();
+    EXPECT_EQ(read, 0u);
+    uint32_t version = 99;
+    ASSERT_TRUE(store->stream_version("job/a", &version).ok());
+    EXPECT_EQ(version, 0u);
+
+    AppendBatch again;
+    EncodedEvent e;
+    e.seq = kEvents + 1;
+    e.stream = "job/a";
+    e.stream_version = 1;
+    e.bytes = LogBuilder::encode(e.seq, e.stream, e.stream_version, log.hash());
+    again.events.push_back(e);
+    Status as = store->append(again);
+    EXPECT_EQ(as.code(), Code::kConflict) << as.ToString();
+    EXPECT_EQ(store->last_seq(), kEvents);
+  }
+  Status s = verify();
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), 1u);
+}
+
 TEST_F(StoreCorruptionTest, WritableOpenRefusesALogWhoseLastEventIsDamaged) {
   RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kEvents), "garbage");
   std::unique_ptr<EventStore> store;
