@@ -49,6 +49,15 @@ struct AppendBatch {
 // Called per event in order; the pointer is valid only during the call.
 // Return false to stop early.
 using EventVisitor = std::function<bool(const fb::Event& event, std::string_view bytes)>;
+// One entry of the stream index as stored. `well_formed` is false when its key
+// or value cannot be parsed (stream, version and seq are then empty or 0).
+struct StreamIndexEntry {
+  std::string_view stream;
+  uint32_t version = 0;
+  uint64_t seq = 0;
+  bool well_formed = true;
+};
+using StreamIndexVisitor = std::function<bool(const StreamIndexEntry& entry)>;
 
 struct StoreOptions {
   bool read_only = false;  // open without write access (CLI, forensics)
@@ -81,6 +90,9 @@ class EventStore {
                              const EventVisitor& visit) const = 0;
   // The stream's latest version, 0 when the stream does not exist.
   virtual Status stream_version(std::string_view stream, uint32_t* version) const = 0;
+  // Every entry of the stream index in key order (a stream's entries are
+  // together, by version), as stored, without reading the events.
+  virtual Status scan_stream_index(const StreamIndexVisitor& visit) const = 0;
 
   virtual Status get_idempotency(std::string_view key, std::string* value) const = 0;
   // Deletes idempotency records older than `before_ms` (recorded_at is the

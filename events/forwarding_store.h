@@ -34,6 +34,9 @@ class ForwardingStore : public EventStore {
   Status stream_version(std::string_view stream, uint32_t* version) const override {
     return inner_->stream_version(stream, version);
   }
+  Status scan_stream_index(const StreamIndexVisitor& visit) const override {
+    return inner_->scan_stream_index(visit);
+  }
   Status get_idempotency(std::string_view key, std::string* value) const override {
     return inner_->get_idempotency(key, value);
   }

@@ -14,23 +14,12 @@ bool valid_stream_name(std::string_view stream) {
          stream.find(kStreamSeparator) == std::string_view::npos;
 }
 
-namespace {
-void write_stream_index_key(std::string_view stream, uint32_t version, char* p) {
+void stream_index_key(std::string_view stream, uint32_t version, std::string* out) {
+  out->resize(stream.size() + 1 + kVersionBytes);
+  char* p = out->data();
   stream.copy(p, stream.size());
   p[stream.size()] = kStreamSeparator;
   put_be32(version, p + stream.size() + 1);
-}
-}  // namespace
-
-void stream_index_key(std::string_view stream, uint32_t version, std::string* out) {
-  out->resize(stream.size() + 1 + kVersionBytes);
-  write_stream_index_key(stream, version, out->data());
-}
-
-size_t stream_index_key(std::string_view stream, uint32_t version,
-                        char (&out)[kStreamIndexKeyBytesMax]) {
-  write_stream_index_key(stream, version, out);
-  return stream.size() + 1 + kVersionBytes;
 }
 
 void stream_index_bounds(std::string_view stream, std::string* lower, std::string* upper) {

@@ -77,9 +77,6 @@ bool valid_stream_name(std::string_view stream);
 
 // Stream index key of (stream, version) into `out` (replaced).
 void stream_index_key(std::string_view stream, uint32_t version, std::string* out);
-// The same into a stack buffer; returns its length. REQUIRES: a valid stream name.
-size_t stream_index_key(std::string_view stream, uint32_t version,
-                        char (&out)[kStreamIndexKeyBytesMax]);
 // The bounds of one stream's index entries: [stream 0x00, stream 0x01).
 void stream_index_bounds(std::string_view stream, std::string* lower, std::string* upper);
 // Splits a stream index key; false when malformed.

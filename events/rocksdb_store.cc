@@ -78,17 +78,14 @@ rocksdb::CompressionType first_supported(std::initializer_list<rocksdb::Compress
 }
 
 // How a family is read: by key (a bloom filter saves reading blocks that
-// lack it), scanned in order (the log: every replay, restart and verify
+// lack it), or scanned in order (the log: every replay, restart and verify
 // decompresses all of it, so its oldest level stays LZ4, which decompresses
-// several times faster than ZSTD for a little more disk), or both (the
-// stream index: scanned per stream, and asked by key whether a stream
-// exists at all, which is the common case of a new job).
-enum class Access : uint8_t { kPointLookups, kScans, kScansAndExistence };
+// several times faster than ZSTD for a little more disk).
+enum class Access : uint8_t { kPointLookups, kScans };
 
 rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache>& cache,
                                             Access access) {
   const bool point_lookups = access == Access::kPointLookups;
-  const bool bloom = access != Access::kScans;
   rocksdb::ColumnFamilyOptions o;
   o.compression = first_supported({rocksdb::kLZ4Compression, rocksdb::kSnappyCompression});
   o.bottommost_compression =
@@ -104,7 +101,7 @@ rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache
   // reads or writes these. (Each file records its own checksum type, so files
   // written before keep theirs.)
   t.checksum = rocksdb::kXXH3;
-  if (bloom) t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBloomBitsPerKey));
+  if (point_lookups) t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBloomBitsPerKey));
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   return o;
 }
@@ -115,7 +112,7 @@ std::vector<rocksdb::ColumnFamilyDescriptor> family_descriptors() {
   return {
       {keys::kDefaultFamily, family_options(cache, Access::kPointLookups)},
       {keys::kLogFamily, family_options(cache, Access::kScans)},
-      {keys::kStreamIndexFamily, family_options(cache, Access::kScansAndExistence)},
+      {keys::kStreamIndexFamily, family_options(cache, Access::kScans)},
       {keys::kIdempotencyFamily, family_options(cache, Access::kPointLookups)},
       {keys::kViewsFamily, family_options(cache, Access::kPointLookups)},
       {keys::kSnapshotFamily, family_options(cache, Access::kPointLookups)},

@@ -65,6 +65,7 @@ class RocksDbStore final : public EventStore {
   Status read_stream(std::string_view stream, uint64_t until_seq,
                      const EventVisitor& visit) const override;
   Status stream_version(std::string_view stream, uint32_t* version) const override;
+  Status scan_stream_index(const StreamIndexVisitor& visit) const override;
   Status get_idempotency(std::string_view key, std::string* value) const override;
   Status purge_idempotency(int64_t before_ms) override;
   Status get_view(std::string_view key, std::string* value) const override;
@@ -99,12 +100,7 @@ class RocksDbStore final : public EventStore {
   Status stage_side_records(const AppendBatch& batch);
   Status cached_stream_version(const std::string& stream, uint32_t** slot);
   void roll_back_versions();
-  // How a stream's version is found: kLastEntry seeks the stream's last
-  // index entry; kFirstEntryFirst first asks for the entry of version 1 by
-  // key (bloom filters), which settles a new stream without an iterator.
-  enum class Lookup : uint8_t { kLastEntry, kFirstEntryFirst };
-  Status read_stream_version(std::string_view stream, Lookup lookup, uint32_t* version) const;
-  Status stream_exists(const rocksdb::ReadOptions& ro, std::string_view stream, bool* exists) const;
+  Status read_stream_version(std::string_view stream, uint32_t* version) const;
   Status get(Family family, std::string_view key, std::string* value) const;
   rocksdb::ColumnFamilyHandle* cf(Family f) const { return handles_[f]; }
   bool writable() const { return !options_.read_only && !options_.secondary; }

@@ -173,9 +173,7 @@ Status RocksDbStore::cached_stream_version(const std::string& stream, uint32_t**
   auto it = versions_.find(stream);
   if (it == versions_.end()) {
     uint32_t stored = 0;
-    // The exact seek: whatever the index's first entry says, the store never
-    // writes a version the stream already has.
-    if (Status s = read_stream_version(stream, Lookup::kLastEntry, &stored); !s.ok()) return s;
+    if (Status s = read_stream_version(stream, &stored); !s.ok()) return s;
     it = versions_.emplace(stream, stored).first;
   }
   *slot = &it->second;  // element addresses survive rehashing

@@ -114,8 +114,6 @@ Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
   SnapshotGuard snapshot(db_.get(), db_writable_);
   rocksdb::ReadOptions ro = checked_reads();
   ro.snapshot = snapshot.get();
-  bool exists = false;
-  if (Status s = stream_exists(ro, stream, &exists); !s.ok() || !exists) return s;
   std::string lower_key, upper_key;
   keys::stream_index_bounds(stream, &lower_key, &upper_key);
   rocksdb::Slice lower = slice(lower_key), upper = slice(upper_key);
@@ -159,18 +157,12 @@ Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
 Status RocksDbStore::stream_version(std::string_view stream, uint32_t* version) const {
   std::shared_lock lock(db_mu_);
   if (!db_) return closed();
-  return read_stream_version(stream, Lookup::kFirstEntryFirst, version);
+  return read_stream_version(stream, version);
 }
 
-Status RocksDbStore::read_stream_version(std::string_view stream, Lookup lookup,
-                                         uint32_t* version) const {
+Status RocksDbStore::read_stream_version(std::string_view stream, uint32_t* version) const {
   if (!keys::valid_stream_name(stream)) return Status::Invalid("invalid stream name");
   rocksdb::ReadOptions ro = checked_reads();
-  *version = 0;
-  if (lookup == Lookup::kFirstEntryFirst) {
-    bool exists = false;
-    if (Status s = stream_exists(ro, stream, &exists); !s.ok() || !exists) return s;
-  }
   std::string lower_key, upper_key;
   keys::stream_index_bounds(stream, &lower_key, &upper_key);
   rocksdb::Slice lower = slice(lower_key), upper = slice(upper_key);
@@ -178,6 +170,7 @@ Status RocksDbStore::read_stream_version(std::string_view stream, Lookup lookup,
   ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kStreamIndex)));
   it->SeekToLast();
+  *version = 0;
   if (it->Valid()) {
     std::string_view key_stream;
     if (!keys::parse_stream_index_key(view(it->key()), &key_stream, version)) {
@@ -188,23 +181,26 @@ Status RocksDbStore::read_stream_version(std::string_view stream, Lookup lookup,
   return from_rocksdb(it->status(), "reading the stream index of " + std::string(stream));
 }
 
-// Every stream starts at version 1, so the entry of version 1 says whether
-// the stream has any event. A point lookup answers that through the bloom
-// filters of the memtable and the table files: most streams asked about are
-// new (an enqueue, a hold placed), and an iterator over the family would
-// visit every level to find nothing. A stream whose entry of version 1 is
-// gone while later ones remain reads as empty here; `verify` reports it, and
-// the appender, which asks with Lookup::kLastEntry, refuses to write that
-// stream's version 1 again.
-Status RocksDbStore::stream_exists(const rocksdb::ReadOptions& ro, std::string_view stream,
-                                   bool* exists) const {
-  char key[keys::kStreamIndexKeyBytesMax];
-  const size_t n = keys::stream_index_key(stream, 1, key);
-  rocksdb::PinnableSlice value;
-  rocksdb::Status rs = db_->Get(ro, cf(kStreamIndex), rocksdb::Slice(key, n), &value);
-  *exists = rs.ok();
-  if (rs.ok() || rs.IsNotFound()) return Status::Ok();
-  return from_rocksdb(rs, "reading the stream index of " + std::string(stream));
+Status RocksDbStore::scan_stream_index(const StreamIndexVisitor& visit) const {
+  std::shared_lock lock(db_mu_);
+  if (!db_) return closed();
+  rocksdb::ReadOptions ro = checked_reads();
+  // One pass over the whole family: blocks read once, not kept in the cache.
+  ro.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kStreamIndex)));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    StreamIndexEntry entry;
+    entry.well_formed =
+        keys::parse_stream_index_key(view(it->key()), &entry.stream, &entry.version) &&
+        it->value().size() == keys::kSeqBytes;
+    if (entry.well_formed) {
+      entry.seq = keys::get_be64(it->value().data());
+    } else {
+      entry = StreamIndexEntry{{}, 0, 0, false};
+    }
+    if (!visit(entry)) return Status::Ok();
+  }
+  return from_rocksdb(it->status(), "scanning the stream index");
 }
 
 Status RocksDbStore::get(Family family, std::string_view key, std::string* value) const {
