@@ -12,6 +12,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "http/handler_support.h"
 #include "http/request_entry.h"
 #include "http/response_head.h"
 
@@ -137,6 +138,7 @@ void Connection::parse() {
       keep_alive_ = false;
       http10_ = false;
       head_only_ = false;
+      if (parser_.error_status() == 413 && parser_.headers_complete()) return refuse_oversized();
       return send(unreadable_reply(parser_, ctx_.options.body_limit_bytes));
     case RequestParser::State::kDone:
       return dispatch();
@@ -177,7 +179,13 @@ void Connection::dispatch() {
   }
 
   const Router::Route* route = nullptr;
-  if (auto refused = find_route(ctx_.router, api_, &route)) return send(std::move(*refused));
+  if (auto refused = find_route(ctx_.router, api_, &route)) {
+    // A 4xx first reply is kept under the request's Idempotency-Key, whoever made it.
+    if (auto kept = keep_under_key(api_, *refused, /*body_over_limit=*/false)) {
+      return submit(std::move(*kept));
+    }
+    return send(std::move(*refused));
+  }
   if (!route->may_block) return answer(run_handler(*route, api_));
 
   if (!ctx_.in_flight.try_add()) return send(shutting_down());
@@ -200,6 +208,24 @@ void Connection::dispatch() {
     ctx_.in_flight.done();
     send(Reply::error(503, "overloaded", "too many requests are waiting; retry later"));
   }
+}
+
+// A body over the limit was never read, but its request line and headers
+// were: under an Idempotency-Key its 413 is kept like any 4xx first reply,
+// when the headers pass the checks a read request's would.
+void Connection::refuse_oversized() {
+  Reply too_large = unreadable_reply(parser_, ctx_.options.body_limit_bytes);
+  ParsedRequest& in = parser_.request();
+  api_ = ApiRequest{};
+  api_.method = in.method;
+  read_target(in.target, api_);
+  if (read_api_headers(in.headers, ctx_.auth.enabled() ? &ctx_.auth : nullptr, api_)) {
+    return send(std::move(too_large));
+  }
+  if (auto kept = keep_under_key(api_, too_large, /*body_over_limit=*/true)) {
+    return submit(std::move(*kept));
+  }
+  send(std::move(too_large));
 }
 
 void Connection::answer(Answer a) {

@@ -51,6 +51,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void read_more();
   void parse();
   void dispatch();
+  void refuse_oversized();
   void answer(Answer answer);
   // `admitted`: the request already counts as in flight (it came through
   // the blocking pool), so a stop that began meanwhile still lets it run.

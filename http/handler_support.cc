@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "engine/idempotency.h"
+#include "http/number_overflow.h"
 
 namespace runledger::http {
 
@@ -14,7 +15,13 @@ nlohmann::json parse_body(const ApiRequest& r) {
   for (char c : r.body) blank = blank && (c == ' ' || c == '\n' || c == '\r' || c == '\t');
   if (blank) return nlohmann::json::object();
   auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw ApiError{400, "invalid_json", "the body is not valid JSON"};
+  if (j.is_discarded()) {
+    if (auto field = overflowing_number_path(r.body)) {
+      throw FieldError{"invalid_field", *field,
+                       "field '" + *field + "' holds a number too large to represent"};
+    }
+    throw ApiError{400, "invalid_json", "the body is not valid JSON"};
+  }
   if (!j.is_object()) throw ApiError{400, "invalid_json", "the body must be a JSON object"};
   return j;
 }
@@ -62,6 +69,23 @@ Answer prepare_command(ApiRequest& r,
   return Answer(std::move(req));
 }
 
+bool keyed_method(std::string_view method) {
+  return method == "POST" || method == "PATCH" || method == "DELETE";
+}
+
+std::optional<Request> keep_under_key(const ApiRequest& r, Reply reply, bool body_over_limit) {
+  if (r.idempotency_key.empty() || !keyed_method(r.method)) return std::nullopt;
+  Request req;
+  req.fixed_reply = std::move(reply);
+  req.actor = r.actor;
+  req.idempotency_key = r.idempotency_key;
+  // A path holds no space, so no request that was read has this fingerprint.
+  req.fingerprint = body_over_limit
+                        ? request_fingerprint(r.method, r.path + " (body over the limit)", "")
+                        : request_fingerprint(r.method, r.path, r.body);
+  return req;
+}
+
 int64_t query_int(const ApiRequest& r, const std::string& name, int64_t fallback, int64_t min,
                   int64_t max) {
   const std::string* v = r.query_value(name);
@@ -69,7 +93,8 @@ int64_t query_int(const ApiRequest& r, const std::string& name, int64_t fallback
   int64_t n = 0;
   auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
   if (ec != std::errc() || ptr != v->data() + v->size() || n < min || n > max) {
-    throw ApiError{422, "invalid_query",
+    throw ApiError{422,
+                   "invalid_query",
                    "query parameter '" + name + "' must be an integer between " +
                        std::to_string(min) + " and " + std::to_string(max),
                    {{"field", name}}};
@@ -82,7 +107,9 @@ std::optional<bool> query_bool(const ApiRequest& r, const std::string& name) {
   if (v == nullptr) return std::nullopt;
   if (*v == "true") return true;
   if (*v == "false") return false;
-  throw ApiError{422, "invalid_query", "query parameter '" + name + "' must be true or false",
+  throw ApiError{422,
+                 "invalid_query",
+                 "query parameter '" + name + "' must be true or false",
                  {{"field", name}}};
 }
 

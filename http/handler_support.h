@@ -33,6 +33,16 @@ std::string new_id(std::string_view prefix);
 Answer prepare_command(ApiRequest& r,
                        const std::function<Request(const nlohmann::json& body)>& build);
 
+// Whether a request of this method may carry an Idempotency-Key (http-api.md:
+// POST, PATCH and DELETE).
+bool keyed_method(std::string_view method);
+// `reply`, a 4xx refusal the server made before any handler ran (no such
+// route, method not allowed, body over the limit), as a request that keeps it
+// under the request's Idempotency-Key like any first reply. nullopt when the
+// request carries no key or its method takes none. `body_over_limit`: the
+// body was never read; the fingerprint says so instead of hashing it.
+std::optional<Request> keep_under_key(const ApiRequest& r, Reply reply, bool body_over_limit);
+
 // An integer query parameter within bounds (422 naming it otherwise).
 int64_t query_int(const ApiRequest& r, const std::string& name, int64_t fallback, int64_t min,
                   int64_t max);

@@ -6,9 +6,10 @@
 namespace runledger::http {
 namespace {
 
+// Printable ASCII, the space included (0x20-0x7e): "alice smith" is an actor.
 bool printable(std::string_view s) {
   for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e) return false;
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) return false;
   }
   return true;
 }

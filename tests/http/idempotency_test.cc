@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/http/job_calls.h"
+#include "tests/http/raw_connection.h"
 #include "tests/http/server_fixture.h"
 
 namespace runledger::testing {
@@ -16,6 +17,8 @@ using nlohmann::json;
 using IdempotencyTest = ServerTest;
 
 constexpr size_t kKeyCharsMax = 128;
+constexpr size_t kBodyLimitBytes = 1 << 20;  // runledgerd's default --body-limit-bytes
+constexpr auto kReplyWait = std::chrono::seconds(30);
 
 Headers key(const std::string& k) { return {{"Idempotency-Key", k}}; }
 
@@ -113,6 +116,58 @@ TEST_F(IdempotencyTest, KeysAreKeptAcrossARestart) {
   EXPECT_EQ(again.body, first.body);
   EXPECT_EQ(client().event_count(), before);
   EXPECT_EQ(job_view(client(), "j1").value("state", ""), "CANCELLED");
+}
+
+// "this holds for a 4xx first reply too": also for the refusals the server
+// makes before any handler runs.
+TEST_F(IdempotencyTest, ARouteOrMethodRefusalIsKeptUnderItsKey) {
+  ApiReply no_route = client().post("/v1/nope", {{"id", "j1"}}, key("route-1"));
+  ASSERT_TRUE(IsError(no_route, 404, "not_found"));
+  ApiReply no_method = client().del("/v1/health", key("method-1"));
+  ASSERT_TRUE(IsError(no_method, 405, "method_not_allowed"));
+
+  ApiReply again = client().post("/v1/nope", {{"id", "j1"}}, key("route-1"));
+  EXPECT_EQ(again.status, 404);
+  EXPECT_EQ(again.body, no_route.body);
+  const json job = {{"id", "j1"}, {"kind", "k"}, {"target", "t1"}};
+  EXPECT_TRUE(
+      IsError(client().post("/v1/jobs", job, key("route-1")), 409, "idempotency_key_reused"));
+  EXPECT_TRUE(
+      IsError(client().post("/v1/jobs", job, key("method-1")), 409, "idempotency_key_reused"));
+  EXPECT_EQ(client().event_count(), 0u);
+  EXPECT_TRUE(IsError(client().get("/v1/jobs/j1"), 404, "not_found"));
+}
+
+TEST_F(IdempotencyTest, ABodyOverTheLimitIsKeptUnderItsKeyUnread) {
+  RawConnection conn(server().port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected()) << conn.connect_errno();
+  const std::string head =
+      request_head("POST", "/v1/jobs",
+                   "Content-Type: application/json\r\nIdempotency-Key: big-1\r\nContent-Length: " +
+                       std::to_string(kBodyLimitBytes + 1) + "\r\n");
+  ASSERT_TRUE(conn.send_all(head, deadline_in(kReplyWait)));
+  std::string response;
+  ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone)
+      << response;
+  ASSERT_EQ(status_of(response), 413) << response;
+
+  const json job = {{"id", "j1"}, {"kind", "k"}, {"target", "t1"}};
+  EXPECT_TRUE(IsError(client().post("/v1/jobs", job, key("big-1")), 409, "idempotency_key_reused"));
+  EXPECT_EQ(client().event_count(), 0u);
+  EXPECT_TRUE(IsError(client().get("/v1/jobs/j1"), 404, "not_found"));
+}
+
+// "1-128 chars": printable ASCII, the space among them.
+TEST_F(IdempotencyTest, AKeyAndAnActorMayHoldSpaces) {
+  const json job = {{"id", "j1"}, {"kind", "k"}, {"target", "t1"}};
+  Headers h = {{"Idempotency-Key", "retry of job 1"}, {"X-Runledger-Actor", "alice smith"}};
+  ApiReply first = client().post("/v1/jobs", job, h);
+  ASSERT_TRUE(IsStatus(first, 201));
+  ApiReply again = client().post("/v1/jobs", job, h);
+  EXPECT_EQ(again.status, 201);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(client().event_count(), 1u);
+  EXPECT_EQ(client().get("/v1/jobs/j1/events").json["events"][0].value("actor", ""), "alice smith");
 }
 
 TEST_F(IdempotencyTest, AKeyOfTheWrongShapeIs422) {
