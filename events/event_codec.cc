@@ -208,7 +208,8 @@ namespace {
 
 // Every `X_ms` field of the schema is a point in time in ms since the epoch;
 // readers get it as `X` in RFC 3339, like `recorded_at` (e.g. ScheduleGap's
-// `from`/`to`, domain.md 2.5). Unset times (0) are not written by flatc.
+// `from`/`to`, domain.md 2.5). 0 is the schema's "none" (a job enqueued
+// without `not_before`, the slot of a sync started by hand): null, not 1970.
 void render_times(nlohmann::json& data) {
   constexpr std::string_view kMsSuffix = "_ms";
   if (!data.is_object()) return;
@@ -216,12 +217,31 @@ void render_times(nlohmann::json& data) {
   for (auto& [key, value] : data.items()) {
     if (value.is_object()) render_times(value);
     if (key.size() > kMsSuffix.size() && key.ends_with(kMsSuffix) && value.is_number_integer()) {
-      out[key.substr(0, key.size() - kMsSuffix.size())] = format_time_ms(value.get<int64_t>());
+      const int64_t ms = value.get<int64_t>();
+      out[key.substr(0, key.size() - kMsSuffix.size())] =
+          ms == 0 ? nlohmann::json(nullptr) : nlohmann::json(format_time_ms(ms));
     } else {
       out[key] = std::move(value);
     }
   }
   data = std::move(out);
+}
+
+// A job's `input` and a step's `output` are stored as JSON text (the events
+// keep the client's JSON as given); readers get the JSON itself, as in the
+// job view. (No output given: the field is not in the event.)
+void embed_json_texts(nlohmann::json& data) {
+  for (const char* key : {"input", "output"}) {
+    auto it = data.find(key);
+    if (it == data.end() || !it->is_string()) continue;
+    const std::string& text = it->get_ref<const std::string&>();
+    if (text.empty()) {
+      *it = nullptr;
+      continue;
+    }
+    auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_discarded()) *it = std::move(parsed);
+  }
 }
 
 }  // namespace
@@ -238,6 +258,7 @@ nlohmann::json event_data_json(const fb::Event& event) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return nlohmann::json::object();
   render_times(j);
+  embed_json_texts(j);
   return j;
 }
 

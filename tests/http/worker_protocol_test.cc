@@ -122,6 +122,34 @@ TEST_F(WorkerProtocolTest, AJobRunsFromEnqueueToSucceeded) {
   for (const auto& e : client().all_events()) EXPECT_EQ(e.dump().find(token), std::string::npos);
 }
 
+// An event's data shows the client's JSON as JSON (input, output), and a
+// time that was not given as null, not as the epoch.
+TEST_F(WorkerProtocolTest, EventDataHoldsInputAndOutputAsJsonAndNoTimeAsNull) {
+  const std::string token = running("j1", "t1", {{"input", {{"rows", {1, 2}}}}});
+  ASSERT_TRUE(IsStatus(worker_call(client(), "j1", "steps/FETCH/start", token), 200));
+  ASSERT_TRUE(IsStatus(
+      worker_call(client(), "j1", "steps/FETCH/done", token, {{"output", {{"n", 1}}}}), 200));
+  ASSERT_TRUE(IsStatus(worker_call(client(), "j1", "steps/VALIDATE/start", token), 200));
+  ASSERT_TRUE(IsStatus(worker_call(client(), "j1", "steps/VALIDATE/done", token), 200));
+  ASSERT_TRUE(IsStatus(
+      enqueue(client(), "j2", "t2", "later", {{"not_before", "2030-01-02T03:04:05.000Z"}}), 201));
+
+  const json events = client().get("/v1/jobs/j1/events").json.at("events");
+  ASSERT_GE(events.size(), 7u) << events.dump();
+  const json& enqueued = events.at(0).at("data");
+  EXPECT_EQ(enqueued.at("input"), json({{"rows", {1, 2}}})) << enqueued.dump();
+  EXPECT_TRUE(enqueued.at("not_before").is_null()) << enqueued.dump();
+  std::vector<json> outputs;
+  for (const auto& e : events) {
+    // No output given: no `output` in the data.
+    if (e.value("type", "") == "StepSucceeded")
+      outputs.push_back(e.at("data").value("output", json()));
+  }
+  EXPECT_EQ(outputs, (std::vector<json>{json{{"n", 1}}, json(nullptr)}));
+  const json later = client().get("/v1/jobs/j2/events").json.at("events").at(0).at("data");
+  EXPECT_EQ(later.value("not_before", ""), "2030-01-02T03:04:05.000Z") << later.dump();
+}
+
 TEST_F(WorkerProtocolTest, ClaimWithNothingReadyIs204AndWritesNothing) {
   ApiReply empty = claim(client(), "w1", "k");
   EXPECT_EQ(empty.status, 204);
