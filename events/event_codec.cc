@@ -210,16 +210,16 @@ namespace {
 // readers get it as `X` in RFC 3339, like `recorded_at` (e.g. ScheduleGap's
 // `from`/`to`, domain.md 2.5). 0 is the schema's "none" (a job enqueued
 // without `not_before`, the slot of a sync started by hand): null, not 1970.
-void render_times(nlohmann::json& data) {
+void render_times(nlohmann::json& data, bool unset_as_null) {
   constexpr std::string_view kMsSuffix = "_ms";
   if (!data.is_object()) return;
   nlohmann::json out = nlohmann::json::object();
   for (auto& [key, value] : data.items()) {
-    if (value.is_object()) render_times(value);
+    if (value.is_object()) render_times(value, unset_as_null);
     if (key.size() > kMsSuffix.size() && key.ends_with(kMsSuffix) && value.is_number_integer()) {
       const int64_t ms = value.get<int64_t>();
       out[key.substr(0, key.size() - kMsSuffix.size())] =
-          ms == 0 ? nlohmann::json(nullptr) : nlohmann::json(format_time_ms(ms));
+          ms == 0 && unset_as_null ? nlohmann::json(nullptr) : nlohmann::json(format_time_ms(ms));
     } else {
       out[key] = std::move(value);
     }
@@ -246,7 +246,7 @@ void embed_json_texts(nlohmann::json& data) {
 
 }  // namespace
 
-nlohmann::json event_data_json(const fb::Event& event) {
+nlohmann::json event_data_json(const fb::Event& event, DataRendering rendering) {
   const auto& parser = schema_parser();
   std::string table_name = "runledger.fb.";
   table_name += event_type_name(event.payload_type());
@@ -257,12 +257,13 @@ nlohmann::json event_data_json(const fb::Event& event) {
   }
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return nlohmann::json::object();
-  render_times(j);
-  embed_json_texts(j);
+  const bool readers = rendering == DataRendering::kReaders;
+  render_times(j, /*unset_as_null=*/readers);
+  if (readers) embed_json_texts(j);
   return j;
 }
 
-nlohmann::json event_json(const fb::Event& e) {
+nlohmann::json event_json(const fb::Event& e, DataRendering rendering) {
   nlohmann::json j;
   j["seq"] = e.seq();
   j["stream"] = e.stream() ? e.stream()->str() : "";
@@ -271,7 +272,7 @@ nlohmann::json event_json(const fb::Event& e) {
   j["recorded_at"] = format_time_ms(e.recorded_at_ms());
   j["actor"] = e.actor() ? e.actor()->str() : "";
   j["command_id"] = e.command_id() ? e.command_id()->str() : "";
-  j["data"] = event_data_json(e);
+  j["data"] = event_data_json(e, rendering);
   return j;
 }
 

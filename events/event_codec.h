@@ -48,12 +48,20 @@ std::string format_time_ms(int64_t ms);
 // Parses RFC 3339 (Z or +hh:mm offsets, optional fraction). false if malformed.
 bool parse_time_ms(std::string_view text, int64_t* ms);
 
+// How event data is rendered. kReaders: as the API shows it (a job's input
+// and a step's output as the JSON given, an unset time as null).
+// kExportVersion1: as version 1 export files carry it (those two as JSON
+// text, an unset time as the epoch), so that import still checks such files.
+enum class DataRendering : uint8_t { kReaders, kExportVersion1 };
+
 // The payload alone as JSON, generated from the schema (field names as in
-// event.fbs). Fields holding JSON text (`input`, `output`) stay strings.
-nlohmann::json event_data_json(const fb::Event& event);
+// event.fbs; `X_ms` times shown as `X` in RFC 3339).
+nlohmann::json event_data_json(const fb::Event& event,
+                               DataRendering rendering = DataRendering::kReaders);
 
 // The event as the HTTP API and `runledger events` show it:
 // {"seq","stream","version","type","recorded_at","actor","command_id","data"}.
-nlohmann::json event_json(const fb::Event& event);
+nlohmann::json event_json(const fb::Event& event,
+                          DataRendering rendering = DataRendering::kReaders);
 
 }  // namespace runledger

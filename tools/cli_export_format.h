@@ -1,6 +1,6 @@
 // The export file of `runledger export` / `import`: JSON Lines.
 //
-//   line 1   {"format": "runledger-export", "version": 1,
+//   line 1   {"format": "runledger-export", "version": 2,
 //             "log_format": "runledger-log-1", "events": N, "last_hash": "<64 hex>"}
 //   line 2.. the event JSON of the API (`event_json`) with one more field,
 //            "bytes": the event exactly as stored, base64 (RFC 4648).
@@ -9,6 +9,10 @@
 // the imported log has the same bytes and therefore the same hash chain. An
 // import checks that each line's bytes decode to its JSON, that the chain
 // holds, and that the count and the last hash are the header's.
+//
+// Version 1 files carried the event data as it was shown then (a job's input
+// and a step's output as JSON text, an unset time as the epoch); import still
+// reads them, checking each line against that rendering.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +21,8 @@
 namespace runledger::cli {
 
 inline constexpr std::string_view kExportFormat = "runledger-export";
-inline constexpr int kExportVersion = 1;
+inline constexpr int kExportVersion = 2;
+inline constexpr int kExportVersionOldestRead = 1;
 inline constexpr std::string_view kExportBytesField = "bytes";
 
 }  // namespace runledger::cli

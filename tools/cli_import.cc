@@ -39,6 +39,7 @@ struct ImportOptions {
 };
 
 struct Header {
+  int version = 0;
   uint64_t events = 0;
   std::string last_hash;
 };
@@ -48,9 +49,12 @@ Status parse_header(const std::string& line, Header* h) {
   if (j.is_discarded() || !j.is_object() || j.value("format", "") != kExportFormat) {
     return Status::Invalid("line 1 is not a runledger export header");
   }
-  if (j.value("version", 0) != kExportVersion || j.value("log_format", "") != keys::kLogFormat) {
+  const int version = j.value("version", 0);
+  if (version < kExportVersionOldestRead || version > kExportVersion ||
+      j.value("log_format", "") != keys::kLogFormat) {
     return Status::Invalid("the export is of another version: " + line);
   }
+  h->version = version;
   if (!j.contains("events") || !j["events"].is_number_unsigned() || !j.contains("last_hash") ||
       !j["last_hash"].is_string()) {
     return Status::Invalid("line 1 lacks events or last_hash");
@@ -61,7 +65,8 @@ Status parse_header(const std::string& line, Header* h) {
 }
 
 // One line into the event it carries, checking that its bytes are its JSON.
-Status parse_event(const std::string& line, uint64_t line_no, EncodedEvent* out) {
+Status parse_event(const std::string& line, uint64_t line_no, DataRendering rendering,
+                   EncodedEvent* out) {
   const std::string where = "line " + std::to_string(line_no) + ": ";
   auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   const std::string field(kExportBytesField);
@@ -75,7 +80,7 @@ Status parse_event(const std::string& line, uint64_t line_no, EncodedEvent* out)
   const fb::Event* e = nullptr;
   if (Status s = decode_event(bytes, &e); !s.ok()) return Status::Invalid(where + s.message());
   j.erase(field);
-  if (j != event_json(*e)) {
+  if (j != event_json(*e, rendering)) {
     return Status::Invalid(where + "the bytes do not decode to the line's JSON");
   }
   out->seq = e->seq();
@@ -167,13 +172,15 @@ Status import_file(std::istream& in, EventStore& store, size_t batch_events) {
   if (!std::getline(in, line)) return Status::Invalid("the file is empty");
   Header header;
   if (Status s = parse_header(line, &header); !s.ok()) return s;
+  const DataRendering rendering =
+      header.version == 1 ? DataRendering::kExportVersion1 : DataRendering::kReaders;
   Importer importer(store, batch_events);
   Progress progress("import", header.events);
   uint64_t line_no = 1;
   while (std::getline(in, line)) {
     ++line_no;
     EncodedEvent event;
-    if (Status s = parse_event(line, line_no, &event); !s.ok()) return s;
+    if (Status s = parse_event(line, line_no, rendering, &event); !s.ok()) return s;
     if (Status s = importer.add(std::move(event)); !s.ok()) {
       return Status::Invalid("line " + std::to_string(line_no) + ": " + s.ToString());
     }

@@ -129,6 +129,50 @@ TEST_F(ExportImport, EachLineIsTheEventJsonWithItsBytes) {
   }
 }
 
+// An event line as version 1 files wrote it: a job's input and a step's
+// output as JSON text, an unset time as the epoch. True when it changed.
+bool to_version1(nlohmann::json& data, bool top = true) {
+  bool changed = false;
+  for (auto& [key, value] : data.items()) {
+    if (top && (key == "input" || key == "output") && !value.is_string()) {
+      value = value.dump();
+      changed = true;
+    } else if (value.is_null()) {
+      value = "1970-01-01T00:00:00.000Z";
+      changed = true;
+    } else if (value.is_object()) {
+      changed = to_version1(value, false) || changed;
+    }
+  }
+  return changed;
+}
+
+TEST_F(ExportImport, ImportReadsAVersion1FileAndStillChecksItsLines) {
+  auto lines = read_lines(file_);
+  auto header = nlohmann::json::parse(lines[0]);
+  EXPECT_EQ(header.at("version"), 2);
+  size_t changed = 0;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    auto line = nlohmann::json::parse(lines[i]);
+    if (to_version1(line.at("data"))) ++changed;
+    lines[i] = line.dump();
+  }
+  ASSERT_GT(changed, 0u) << "the workload has inputs, outputs or unset times";
+  // Version 1 data under a version 2 header is not what the bytes render.
+  write_lines(file_, lines);
+  CliResult refused = run_cli({"import", "--data", target_, "--in", file_});
+  EXPECT_EQ(refused.code, kExitDataErr) << refused.err;
+  EXPECT_NE(refused.err.find("the bytes do not decode to the line's JSON"), std::string::npos)
+      << refused.err;
+
+  header["version"] = 1;
+  lines[0] = header.dump();
+  write_lines(file_, lines);
+  CliResult r = run_cli({"import", "--data", target_, "--in", file_});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(stored_events(target_), stored_events(rig_.data()));
+}
+
 TEST_F(ExportImport, ImportRefusesAFolderThatIsNotEmpty) {
   std::filesystem::create_directories(target_);
   write_lines(target_ + "/notes.txt", {"keep me"});
