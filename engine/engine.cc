@@ -329,7 +329,9 @@ bool Engine::apply_request(Pending& p, Batch& b) {
     p.type = "invalid_request";
     p.outcome = "refused";
     p.reply = *r.fixed_reply;
-    remember(p.reply);
+    // A read-only engine keeps no key (it writes nothing): the refusal is
+    // answered as it is, not turned into a 503 by a write that cannot happen.
+    if (!options_.read_only) remember(p.reply);
     return true;
   }
   if (!r.command) {

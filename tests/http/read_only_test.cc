@@ -48,6 +48,23 @@ TEST_F(ReadOnlyTest, WritesAre503AndReadsAreServed) {
   EXPECT_NE(health.json.value("error", "").find("read-only"), std::string::npos) << health.body;
 }
 
+// A request refused for what it is says so, with or without an
+// Idempotency-Key: a read-only server keeps no key, so there is nothing to
+// write and no reason for a 503.
+TEST_F(ReadOnlyTest, RefusalsOfBadRequestsAreTheirOwnAlsoUnderAKey) {
+  ASSERT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
+  ASSERT_NO_FATAL_FAILURE(restart({"--read-only"}));
+  const size_t before = client().event_count();
+  const Headers key = {{"Idempotency-Key", "ro-1"}};
+
+  EXPECT_TRUE(IsError(client().post_raw("/v1/jobs", "{bad", key), 400, "invalid_json"));
+  EXPECT_TRUE(IsError(client().post("/v1/jobs", {{"target", "t"}}, key), 422, "missing_field"));
+  EXPECT_TRUE(IsError(client().post("/v1/nope", json::object(), key), 404, "not_found"));
+  EXPECT_TRUE(IsError(client().del("/v1/health", key), 405, "method_not_allowed"));
+  EXPECT_TRUE(IsError(enqueue(client(), "j2", "t2", "k"), 503, "unavailable"));
+  EXPECT_EQ(client().event_count(), before);
+}
+
 TEST_F(ReadOnlyTest, ARestartWithoutTheFlagWritesAgainFromTheSameLog) {
   ASSERT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
   const size_t before = client().event_count();
