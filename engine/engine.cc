@@ -319,8 +319,10 @@ bool Engine::apply_request(Pending& p, Batch& b) {
       return true;
     }
   }
+  // A read-only engine keeps no key: it writes nothing, and a refusal it
+  // answers must not become a 503 through a write that cannot happen.
   auto remember = [&](const Reply& reply) {
-    if (r.idempotency_key.empty() || reply.status >= 500) return;
+    if (r.idempotency_key.empty() || reply.status >= 500 || options_.read_only) return;
     std::string rec = encode_idempotency(clock_.now_ms(), r.fingerprint, reply);
     batch_idempotency_[r.idempotency_key] = rec;
     b.out.idempotency.emplace_back(r.idempotency_key, std::move(rec));
@@ -329,9 +331,7 @@ bool Engine::apply_request(Pending& p, Batch& b) {
     p.type = "invalid_request";
     p.outcome = "refused";
     p.reply = *r.fixed_reply;
-    // A read-only engine keeps no key (it writes nothing): the refusal is
-    // answered as it is, not turned into a 503 by a write that cannot happen.
-    if (!options_.read_only) remember(p.reply);
+    remember(p.reply);
     return true;
   }
   if (!r.command) {

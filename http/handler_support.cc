@@ -48,24 +48,34 @@ Reply api_error_reply(const ApiError& e) {
   return Reply::error(e.status, e.code, e.message, e.extra);
 }
 
+namespace {
+
+// The actor, and the key with the request's fingerprint when one was given:
+// what every request to the engine carries from its HTTP request.
+void take_key(const ApiRequest& r, bool body_over_limit, Request* req) {
+  req->actor = r.actor;
+  if (r.idempotency_key.empty()) return;
+  req->idempotency_key = r.idempotency_key;
+  // A path holds no space, so no request that was read has this fingerprint.
+  req->fingerprint = body_over_limit
+                         ? request_fingerprint(r.method, r.path + " (body over the limit)", "")
+                         : request_fingerprint(r.method, r.path, r.body);
+}
+
+}  // namespace
+
 Answer prepare_command(ApiRequest& r,
                        const std::function<Request(const nlohmann::json& body)>& build) {
   Request req;
-  std::optional<Reply> early;
   try {
     req = build(parse_body(r));
   } catch (const FieldError& e) {
-    early = field_error_reply(e);
+    req.fixed_reply = field_error_reply(e);
   } catch (const ApiError& e) {
-    early = api_error_reply(e);
+    req.fixed_reply = api_error_reply(e);
   }
-  if (early && r.idempotency_key.empty()) return std::move(*early);
-  if (early) req.fixed_reply = std::move(early);
-  req.actor = r.actor;
-  if (!r.idempotency_key.empty()) {
-    req.idempotency_key = r.idempotency_key;
-    req.fingerprint = request_fingerprint(r.method, r.path, r.body);
-  }
+  if (req.fixed_reply && r.idempotency_key.empty()) return std::move(*req.fixed_reply);
+  take_key(r, /*body_over_limit=*/false, &req);
   return Answer(std::move(req));
 }
 
@@ -77,12 +87,7 @@ std::optional<Request> keep_under_key(const ApiRequest& r, Reply reply, bool bod
   if (r.idempotency_key.empty() || !keyed_method(r.method)) return std::nullopt;
   Request req;
   req.fixed_reply = std::move(reply);
-  req.actor = r.actor;
-  req.idempotency_key = r.idempotency_key;
-  // A path holds no space, so no request that was read has this fingerprint.
-  req.fingerprint = body_over_limit
-                        ? request_fingerprint(r.method, r.path + " (body over the limit)", "")
-                        : request_fingerprint(r.method, r.path, r.body);
+  take_key(r, body_over_limit, &req);
   return req;
 }
 
