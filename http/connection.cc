@@ -266,6 +266,11 @@ void Connection::send(Reply r) {
   h.body_bytes = body_.size();  // for HEAD too: the length a GET would send
   h.keep_alive = keep_alive_;
   h.http10 = http10_;
+  // Worked out here rather than kept with the reply, so that a 405 replayed
+  // under its Idempotency-Key says it too.
+  std::string allow;
+  if (r.status == 405) allow = ctx_.router.allowed_methods(api_.path);
+  h.allow = allow;
   if (head_only_ || r.status == 204) body_.clear();
   head_.clear();
   append_response_head(head_, h);

@@ -72,6 +72,11 @@ void append_response_head(std::string& out, const ResponseHead& h) {
     json_text::append_int(out, static_cast<int64_t>(h.body_bytes));
     out += "\r\n";
   }
+  if (!h.allow.empty()) {
+    out += "Allow: ";
+    out += h.allow;
+    out += "\r\n";
+  }
   if (!h.keep_alive) {
     out += "Connection: close\r\n";
   } else if (h.http10) {

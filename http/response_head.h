@@ -18,10 +18,12 @@ struct ResponseHead {
   bool keep_alive = true;
   // HTTP/1.0 clients keep a connection only when told so in a header.
   bool http10 = false;
+  // The methods the path takes, sent as Allow (a 405 must say them).
+  std::string_view allow;
 };
 
 // Appends "HTTP/1.1 <status> <reason>", Content-Type and Content-Length
-// (neither for 204), and Connection, then the blank line.
+// (neither for 204), Allow when given, and Connection, then the blank line.
 void append_response_head(std::string& out, const ResponseHead& head);
 
 }  // namespace runledger::http

@@ -1,6 +1,8 @@
 #include "http/router.h"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 namespace runledger::http {
 
@@ -14,8 +16,7 @@ std::string percent_decode(std::string_view s) {
     return -1;
   };
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() + 0 && i + 2 <= s.size() - 1 + 0 && hex(s[i + 1]) >= 0 &&
-        hex(s[i + 2]) >= 0) {
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
       out.push_back(static_cast<char>(hex(s[i + 1]) << 4 | hex(s[i + 2])));
       i += 2;
     } else {
@@ -78,18 +79,42 @@ void Router::add_route(std::string method, std::string pattern, Handler handler,
                    [](const Route& a, const Route& b) { return a.literals > b.literals; });
 }
 
+namespace {
+
+bool pattern_matches(const std::vector<std::string>& pattern,
+                     const std::vector<std::string>& segments) {
+  if (pattern.size() != segments.size()) return false;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const auto& pat = pattern[i];
+    if (pat.front() == '{' ? segments[i].empty() : pat != segments[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string Router::allowed_methods(std::string_view path) const {
+  const std::vector<std::string> segments = split_path(path);
+  std::set<std::string_view> methods;
+  for (const auto& r : routes_) {
+    if (!pattern_matches(r.segments, segments)) continue;
+    methods.insert(r.method);
+    if (r.method == "GET") methods.insert("HEAD");
+  }
+  std::string allow;
+  for (std::string_view m : methods) {
+    if (!allow.empty()) allow += ", ";
+    allow += m;
+  }
+  return allow;
+}
+
 Router::Match Router::route(ApiRequest& request, const Route** route) const {
   // Split the raw path so an encoded "/" (%2F) stays inside its segment.
   std::vector<std::string> segments = split_path(request.path);
   bool path_matched = false;
   for (const auto& r : routes_) {
-    if (r.segments.size() != segments.size()) continue;
-    bool ok = true;
-    for (size_t i = 0; i < segments.size() && ok; ++i) {
-      const auto& pat = r.segments[i];
-      ok = pat.front() == '{' ? !segments[i].empty() : pat == segments[i];
-    }
-    if (!ok) continue;
+    if (!pattern_matches(r.segments, segments)) continue;
     path_matched = true;
     if (r.method != request.method) continue;
     // Parameters are named only for the route that matched: no map is built

@@ -53,6 +53,10 @@ class Router {
   };
   // On kFound fills request.params and *route.
   Match route(ApiRequest& request, const Route** route) const;
+  // The methods some route takes on `path`, for a 405's Allow header:
+  // "GET, HEAD, POST" (HEAD wherever GET is; a server answers HEAD as GET
+  // without its body); empty when no route has the path.
+  std::string allowed_methods(std::string_view path) const;
 
  private:
   void add_route(std::string method, std::string pattern, Handler handler, bool may_block);

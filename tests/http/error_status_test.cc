@@ -84,10 +84,22 @@ TEST_F(ErrorStatusTest, KnownPathWithAnotherMethodIs405) {
   ASSERT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
   const size_t before = client().event_count();
 
-  EXPECT_TRUE(IsError(client().del("/v1/jobs/j1"), 405, "method_not_allowed"));
-  EXPECT_TRUE(IsError(client().send("PUT", "/v1/jobs", "{}", {}), 405, "method_not_allowed"));
-  EXPECT_TRUE(
-      IsError(client().post("/v1/health", nlohmann::json::object()), 405, "method_not_allowed"));
+  // Each says in Allow what the path does take (RFC 9110, 15.5.6).
+  ApiReply on_job = client().del("/v1/jobs/j1");
+  EXPECT_TRUE(IsError(on_job, 405, "method_not_allowed"));
+  EXPECT_EQ(on_job.header("Allow"), "GET, HEAD");
+  ApiReply on_jobs = client().send("PUT", "/v1/jobs", "{}", {});
+  EXPECT_TRUE(IsError(on_jobs, 405, "method_not_allowed"));
+  EXPECT_EQ(on_jobs.header("Allow"), "GET, HEAD, POST");
+  ApiReply on_health = client().post("/v1/health", nlohmann::json::object());
+  EXPECT_TRUE(IsError(on_health, 405, "method_not_allowed"));
+  EXPECT_EQ(on_health.header("Allow"), "GET, HEAD");
+  // The live stream is served before routing, and still a path like the others.
+  ApiReply on_live = client().post("/v1/events/live", nlohmann::json::object());
+  EXPECT_TRUE(IsError(on_live, 405, "method_not_allowed"));
+  EXPECT_EQ(on_live.header("Allow"), "GET, HEAD");
+  // Other replies carry none.
+  EXPECT_EQ(client().get("/v1/jobs/j1").header("Allow"), "");
 
   EXPECT_EQ(client().event_count(), before);
   EXPECT_EQ(job_view(client(), "j1").value("state", ""), "QUEUED");

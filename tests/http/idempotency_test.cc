@@ -129,6 +129,10 @@ TEST_F(IdempotencyTest, ARouteOrMethodRefusalIsKeptUnderItsKey) {
   ApiReply again = client().post("/v1/nope", {{"id", "j1"}}, key("route-1"));
   EXPECT_EQ(again.status, 404);
   EXPECT_EQ(again.body, no_route.body);
+  ApiReply method_again = client().del("/v1/health", key("method-1"));
+  EXPECT_EQ(method_again.status, 405);
+  EXPECT_EQ(method_again.body, no_method.body);
+  EXPECT_EQ(method_again.header("Allow"), "GET, HEAD");
   const json job = {{"id", "j1"}, {"kind", "k"}, {"target", "t1"}};
   EXPECT_TRUE(
       IsError(client().post("/v1/jobs", job, key("route-1")), 409, "idempotency_key_reused"));
