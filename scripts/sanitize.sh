@@ -69,10 +69,21 @@ for f in "${fuzzers[@]}"; do
   echo "== $f for ${fuzz_seconds}s"
   mkdir -p "$scratch/$f"
   cp -R "fuzz/corpus/$f/." "$scratch/$f/"
-  dict=()
-  [ -f "fuzz/$f.dict" ] && dict=(-dict="fuzz/$f.dict")
+  extra=()
+  [ -f "fuzz/$f.dict" ] && extra+=(-dict="fuzz/$f.dict")
+  case "$f" in
+    # These two reach 50,000-190,000 coverage features an input, and
+    # libFuzzer's entropic schedule updates its rare-feature tables for each:
+    # three quarters of the run went there (138 → 1,449 inputs/s for the
+    # decoder without it, and more coverage in the same time).
+    fuzz_event_decoder) extra+=(-entropic=0) ;;
+    # Its engine lives across inputs by design, so every input looks like a
+    # leak and libFuzzer ran LeakSanitizer's whole-heap scan after each;
+    # leaks are still checked when the run ends (6 → 86 inputs/s with both).
+    fuzz_http_request) extra+=(-entropic=0 -detect_leaks=0) ;;
+  esac
   if ! "$build/bin/$f" -max_total_time="$fuzz_seconds" -timeout=30 -rss_limit_mb=2048 \
-      -max_len=16384 -print_final_stats=1 -artifact_prefix="$artifacts/$f-" "${dict[@]}" \
+      -max_len=16384 -print_final_stats=1 -artifact_prefix="$artifacts/$f-" "${extra[@]}" \
       "$scratch/$f" 2>"$scratch/$f.log"; then
     tail -n 80 "$scratch/$f.log"
     echo "$f FAILED; its input is in $artifacts/" >&2
