@@ -238,6 +238,9 @@ Status scan_index(const EventStore& store, StreamTips& streams, uint64_t until,
     }
     if (!run.in_order || tip->second.version != run.versions || tip->second.marks != run.marks) {
       out->matches = false;
+      // A stream whose entries a key of another stream splits into two runs
+      // may have matched with the first: it must be read back all the same.
+      tip->second.index_matches = false;
       return;
     }
     tip->second.index_matches = true;

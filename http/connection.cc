@@ -172,7 +172,7 @@ void Connection::dispatch() {
   if (auto early = read_api_headers(in.headers, ctx_.auth.enabled() ? &ctx_.auth : nullptr, api_)) {
     return send(std::move(*early));
   }
-  if (api_.method == "GET" && api_.path == "/v1/events/live") {
+  if (api_.method == "GET" && is_live_stream_path(api_.path)) {
     // HEAD learns that the stream is there without opening one.
     if (head_only_) return send(Reply{200, "", "text/event-stream"});
     return open_live_stream();

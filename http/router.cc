@@ -93,6 +93,12 @@ bool pattern_matches(const std::vector<std::string>& pattern,
 
 }  // namespace
 
+bool is_live_stream_path(std::string_view path) {
+  const std::vector<std::string> segments = split_path(path);
+  return segments.size() == 3 && segments[0] == "v1" && segments[1] == "events" &&
+         segments[2] == "live";
+}
+
 std::string Router::allowed_methods(std::string_view path) const {
   const std::vector<std::string> segments = split_path(path);
   std::set<std::string_view> methods;

@@ -63,6 +63,10 @@ class Router {
   std::vector<Route> routes_;
 };
 
+// True when `path` is the live event stream's, /v1/events/live, spelled in
+// any way the router would match it ("/v1//events/live/", "%6Cive").
+bool is_live_stream_path(std::string_view path);
+
 // Splits "/a/b/c" into {"a","b","c"} (percent-decoding each segment).
 std::vector<std::string> split_path(std::string_view path);
 std::string percent_decode(std::string_view s);

@@ -98,6 +98,10 @@ TEST_F(ErrorStatusTest, KnownPathWithAnotherMethodIs405) {
   ApiReply on_live = client().post("/v1/events/live", nlohmann::json::object());
   EXPECT_TRUE(IsError(on_live, 405, "method_not_allowed"));
   EXPECT_EQ(on_live.header("Allow"), "GET, HEAD");
+  // Spelled as the router would match it, the path is still the stream's.
+  ApiReply live_head = client().send("HEAD", "/v1//events/%6Cive/", "", {});
+  EXPECT_EQ(live_head.status, 200);
+  EXPECT_EQ(live_head.header("Content-Type"), "text/event-stream");
   // Other replies carry none.
   EXPECT_EQ(client().get("/v1/jobs/j1").header("Allow"), "");
 
