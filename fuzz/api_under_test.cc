@@ -78,12 +78,12 @@ std::optional<Outcome> ApiUnderTest::call(const RequestText& in) {
     outcome.reply = std::move(*early);
     return outcome;
   }
-  if (a.method == "GET" && http::is_live_stream_path(a.path)) return std::nullopt;
   const http::Router::Route* route = nullptr;
   if (auto refused = http::find_route(router_, a, &route)) {
     outcome.reply = std::move(*refused);
     return outcome;
   }
+  if (route->streams) return std::nullopt;  // the live stream: the connection's, not a reply
   outcome.routed = true;
   outcome.reply = http::settle(*engine_, http::run_handler(*route, a));
   return outcome;

@@ -172,12 +172,6 @@ void Connection::dispatch() {
   if (auto early = read_api_headers(in.headers, ctx_.auth.enabled() ? &ctx_.auth : nullptr, api_)) {
     return send(std::move(*early));
   }
-  if (api_.method == "GET" && is_live_stream_path(api_.path)) {
-    // HEAD learns that the stream is there without opening one.
-    if (head_only_) return send(Reply{200, "", "text/event-stream"});
-    return open_live_stream();
-  }
-
   const Router::Route* route = nullptr;
   if (auto refused = find_route(ctx_.router, api_, &route)) {
     // A 4xx first reply is kept under the request's Idempotency-Key, whoever made it.
@@ -185,6 +179,11 @@ void Connection::dispatch() {
       return submit(std::move(*kept));
     }
     return send(std::move(*refused));
+  }
+  if (route->streams) {
+    // HEAD learns that the stream is there without opening one.
+    if (head_only_) return send(Reply{200, "", "text/event-stream"});
+    return open_live_stream();
   }
   if (!route->may_block) return answer(run_handler(*route, api_));
 

@@ -28,11 +28,8 @@ void add_event_routes(Router& router, Engine& engine) {
     }
     return Reply::json(200, {{"events", std::move(events)}, {"next_after", last}});
   });
-  // The connection serves GET /v1/events/live before routing. The route is
-  // here so that another method on the path is a 405 naming GET in its
-  // Allow header, as on every other path; its handler runs only where there
-  // is no connection to stream on (a request handed straight to the router).
-  router.add("GET", "/v1/events/live", [](ApiRequest&) {
+  // The connection streams GET /v1/events/live itself (http/live_stream.h).
+  router.add_stream("GET", "/v1/events/live", [](ApiRequest&) {
     return Reply::error(400, "bad_request",
                         "GET /v1/events/live is a Server-Sent Events stream, served only over "
                         "an HTTP connection");

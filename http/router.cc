@@ -55,7 +55,12 @@ void Router::add_command(std::string method, std::string pattern, Handler handle
   add_route(std::move(method), std::move(pattern), std::move(handler), false);
 }
 
-void Router::add_route(std::string method, std::string pattern, Handler handler, bool may_block) {
+void Router::add_stream(std::string method, std::string pattern, Handler fallback) {
+  add_route(std::move(method), std::move(pattern), std::move(fallback), true).streams = true;
+}
+
+Router::Route& Router::add_route(std::string method, std::string pattern, Handler handler,
+                                 bool may_block) {
   Route r;
   r.may_block = may_block;
   r.method = std::move(method);
@@ -73,10 +78,11 @@ void Router::add_route(std::string method, std::string pattern, Handler handler,
     i = j;
   }
   r.handler = std::move(handler);
-  routes_.push_back(std::move(r));
-  // More literal segments first, so fixed paths beat placeholders.
-  std::stable_sort(routes_.begin(), routes_.end(),
-                   [](const Route& a, const Route& b) { return a.literals > b.literals; });
+  // More literal segments first, so fixed paths beat placeholders: the new
+  // route goes after every route with as many literals or more.
+  auto at = std::upper_bound(routes_.begin(), routes_.end(), r.literals,
+                             [](int literals, const Route& b) { return literals > b.literals; });
+  return *routes_.insert(at, std::move(r));
 }
 
 namespace {
@@ -92,12 +98,6 @@ bool pattern_matches(const std::vector<std::string>& pattern,
 }
 
 }  // namespace
-
-bool is_live_stream_path(std::string_view path) {
-  const std::vector<std::string> segments = split_path(path);
-  return segments.size() == 3 && segments[0] == "v1" && segments[1] == "events" &&
-         segments[2] == "live";
-}
 
 std::string Router::allowed_methods(std::string_view path) const {
   const std::vector<std::string> segments = split_path(path);

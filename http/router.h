@@ -36,12 +36,16 @@ class Router {
  public:
   using Handler = std::function<Answer(ApiRequest&)>;
   // A handler that may wait (on the engine or the store): the server runs it
-  // on a thread that may block. The live event stream (SSE) is no route: the
-  // server serves it itself.
+  // on a thread that may block.
   void add(std::string method, std::string pattern, Handler handler);
   // A handler that only checks the request and builds a command (or a
   // refusal), never waiting: the server runs it on its event loop.
   void add_command(std::string method, std::string pattern, Handler handler);
+  // A stream the server writes on the connection itself (the live event
+  // stream): routed like the others, so that its path has a 405 and an
+  // Allow like any other; `fallback` answers where there is no connection
+  // to stream on (a request handed straight to the router).
+  void add_stream(std::string method, std::string pattern, Handler fallback);
 
   enum class Match { kFound, kNoPath, kNoMethod };
   struct Route {
@@ -50,6 +54,7 @@ class Router {
     Handler handler;
     int literals = 0;
     bool may_block = true;
+    bool streams = false;  // added by add_stream
   };
   // On kFound fills request.params and *route.
   Match route(ApiRequest& request, const Route** route) const;
@@ -59,13 +64,9 @@ class Router {
   std::string allowed_methods(std::string_view path) const;
 
  private:
-  void add_route(std::string method, std::string pattern, Handler handler, bool may_block);
+  Route& add_route(std::string method, std::string pattern, Handler handler, bool may_block);
   std::vector<Route> routes_;
 };
-
-// True when `path` is the live event stream's, /v1/events/live, spelled in
-// any way the router would match it ("/v1//events/live/", "%6Cive").
-bool is_live_stream_path(std::string_view path);
 
 // Splits "/a/b/c" into {"a","b","c"} (percent-decoding each segment).
 std::vector<std::string> split_path(std::string_view path);

@@ -322,6 +322,35 @@ TEST_F(StoreCorruptionTest, OnlyTheStreamsWhoseIndexDiffersAreReadBack) {
   EXPECT_EQ(recorder.streams_read, std::vector<std::string>{"job/b"});
 }
 
+TEST_F(StoreCorruptionTest, AStreamWhoseIndexIsSplitInTwoRunsIsReadBack) {
+  // job/a's entries all match, then comes a key of a stream named
+  // "job/a\0<its last version>Z" (pointing past the log's end, so the scan
+  // leaves it out), then an extra job/a entry after it: the first run of
+  // job/a matches, the second does not, and job/a must still be read back.
+  // Reading it meets the odd key first and names the seq it points at.
+  uint32_t last_of_a = 0;
+  for (const auto& e : events) {
+    if (e.stream == "job/a") last_of_a = e.stream_version;
+  }
+  std::string last_key, extra;
+  keys::stream_index_key("job/a", last_of_a, &last_key);
+  const std::string splitter = last_key + "Z" + std::string("\0\0\0\0\x01", 5);
+  keys::stream_index_key("job/a", last_of_a + 1, &extra);
+  const uint64_t past_the_end = kEvents + 1000;
+  {
+    RawDb raw(dir.path());
+    raw.put(keys::kStreamIndexFamily, splitter, RawDb::log_key(past_the_end));
+    raw.put(keys::kStreamIndexFamily, extra, RawDb::log_key(5));
+  }
+  auto store = reopen();
+  StreamReadRecorder recorder(store.get());
+  VerifyReport report;
+  Status s = verify_log(recorder, &report);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), past_the_end) << s.ToString();
+  EXPECT_EQ(recorder.streams_read, std::vector<std::string>{"job/a"});
+}
+
 TEST_F(StoreCorruptionTest, StreamIndexMissingItsLatestEntryIsNamed) {
   uint64_t last_of_c = kEvents;
   while (event(last_of_c).stream != "connector/c") --last_of_c;
