@@ -66,6 +66,10 @@ struct StoreOptions {
   // server has open (CLI while the server runs). Implies read_only.
   bool secondary = false;
   std::string secondary_path;  // scratch folder for the secondary instance
+  // Events a store indexes in memory before an append writes their stream
+  // index runs (see rocksdb_store.h); 0: the store's default. Tests set it
+  // low to cross many checkpoints.
+  size_t index_checkpoint_events = 0;
 };
 
 class EventStore {

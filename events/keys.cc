@@ -38,6 +38,18 @@ bool parse_stream_index_key(std::string_view key, std::string_view* stream, uint
   return true;
 }
 
+void append_stream_index_run(const uint64_t* seqs, size_t count, std::string* out) {
+  const size_t at = out->size();
+  out->resize(at + count * kSeqBytes);
+  for (size_t i = 0; i < count; ++i) put_be64(seqs[i], out->data() + at + i * kSeqBytes);
+}
+
+bool parse_stream_index_run(std::string_view value, size_t* versions) {
+  if (value.empty() || value.size() % kSeqBytes != 0) return false;
+  *versions = value.size() / kSeqBytes;
+  return true;
+}
+
 bool idempotency_recorded_at_ms(std::string_view value, int64_t* recorded_at_ms) {
   if (value.size() < kRecordedAtBytes) return false;
   *recorded_at_ms = static_cast<int64_t>(get_be64(value.data()));

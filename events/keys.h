@@ -5,17 +5,33 @@
 //   column family  key                                       value
 //   -------------  ----------------------------------------  ------------------------------
 //   log            seq (8 bytes BE)                          event bytes (encode_event)
-//   stream_index   stream bytes, 0x00, version (4 bytes BE)  seq (8 bytes BE)
+//   stream_index   stream bytes, 0x00, version (4 bytes BE)  the seqs (8 bytes BE each) of
+//                                                            that version and the ones
+//                                                            after it, one per version
 //   idempotency    idempotency key (opaque bytes)            recorded_at ms (8 bytes BE),
 //                                                            then the first reply (opaque)
 //   views          view key (opaque bytes)                   view value (opaque); the engine
 //                  keeps its index of the views here too (engine/view_index.h)
 //   snapshot       "snapshot" (the only key)                 projection snapshot (opaque)
-//   default        "format"                                  kLogFormat
+//   default        "format"                                  kStoreFormat
+//   default        "index_covers"                            seq (8 bytes BE)
 //
 // A stream name never contains 0x00: the separator keeps "job/a" from
-// matching "job/ab" in a prefix scan. The log and the stream index of one
-// event are always written in the same WriteBatch.
+// matching "job/ab" in a prefix scan.
+//
+// The stream index is written in runs, not an entry per event: one entry
+// per stream holds the seqs of the versions appended to it since the last
+// index checkpoint. A checkpoint goes into the WriteBatch of an append, with
+// "index_covers" set to the last seq before that append's events: every
+// event up to it is in the family, and the events after it are indexed in
+// memory from the log when the store opens (see open_stream_index.h). A
+// stream's runs follow each other without gap or overlap, so reading them
+// in key order gives its versions in order.
+//
+// Store formats: kStoreFormat; kFirstStoreFormat wrote one entry per event
+// (a run of one version) in the same batch as the event and had no
+// "index_covers", which reads as "covers the whole log". A writable open
+// upgrades it by writing both keys; nothing else changes.
 // Thread-safe: pure functions.
 #pragma once
 
@@ -35,8 +51,16 @@ inline constexpr char kDefaultFamily[] = "default";
 
 inline constexpr std::string_view kSnapshotKey = "snapshot";
 inline constexpr std::string_view kFormatKey = "format";
-// Bumped only if the key grammar or the event envelope changes incompatibly.
+inline constexpr std::string_view kIndexCoversKey = "index_covers";
+// The format of the events and their hash chain, which exports carry.
+// Bumped only if the event envelope changes incompatibly.
 inline constexpr std::string_view kLogFormat = "runledger-log-1";
+// What the "format" key holds: the key grammar above. Bumped whenever a
+// build of an older grammar would misread the store.
+inline constexpr std::string_view kStoreFormat = "runledger-store-2";
+// The store format before runs of the stream index (see above), which
+// held the log format's name.
+inline constexpr std::string_view kFirstStoreFormat = "runledger-log-1";
 
 inline constexpr size_t kSeqBytes = 8;
 inline constexpr size_t kVersionBytes = 4;
@@ -81,6 +105,15 @@ void stream_index_key(std::string_view stream, uint32_t version, std::string* ou
 void stream_index_bounds(std::string_view stream, std::string* lower, std::string* upper);
 // Splits a stream index key; false when malformed.
 bool parse_stream_index_key(std::string_view key, std::string_view* stream, uint32_t* version);
+// Appends the value of a run (the seqs of consecutive versions) to `out`.
+void append_stream_index_run(const uint64_t* seqs, size_t count, std::string* out);
+// How many versions a run's value holds; false when it is empty or not a
+// whole number of seqs.
+bool parse_stream_index_run(std::string_view value, size_t* versions);
+// The i-th seq of a run that parse_stream_index_run accepted.
+inline uint64_t stream_index_run_seq(std::string_view value, size_t i) {
+  return get_be64(value.data() + i * kSeqBytes);
+}
 
 // The recorded_at of an idempotency value; false when the value is too short.
 bool idempotency_recorded_at_ms(std::string_view value, int64_t* recorded_at_ms);

@@ -150,10 +150,18 @@ StoreOptions normalized(StoreOptions options) {
 }  // namespace
 
 RocksDbStore::RocksDbStore(std::string dir, StoreOptions options, rocksdb::Env* env)
-    : dir_(std::move(dir)), options_(normalized(std::move(options))), env_(env) {}
+    : dir_(std::move(dir)),
+      options_(normalized(std::move(options))),
+      index_checkpoint_events_(options_.index_checkpoint_events != 0
+                                   ? options_.index_checkpoint_events
+                                   : kIndexCheckpointEvents),
+      env_(env) {}
 
 RocksDbStore::~RocksDbStore() {
   if (db_ && db_writable_ && !resume_needed_) {
+    // Whatever fails here, the log holds every event: the next open indexes
+    // from the log what did not reach the family.
+    if (!open_index_.empty()) write_index_checkpoint().IgnoreError();
     // put_snapshot() writes without the WAL and only asks for its flush.
     // Closing while that flush is still queued would drop the snapshot (the
     // shutdown cancels queued flush jobs), so this waits for it first. Not
@@ -176,7 +184,11 @@ Status RocksDbStore::open() {
   std::unique_lock lock(db_mu_);
   if (Status s = open_db(writable()); !s.ok()) return s;
   if (Status f = check_format(); !f.ok()) return f;
-  return load_tail();
+  if (Status t = load_tail(); !t.ok()) return t;
+  if (first_format_ && writable()) {
+    if (Status u = upgrade_first_format(); !u.ok()) return u;
+  }
+  return rebuild_open_index();
 }
 
 Status RocksDbStore::open_db(bool writable) {
@@ -235,15 +247,41 @@ Status RocksDbStore::check_format() {
     rocksdb::WriteOptions wo;
     wo.sync = true;
     return from_rocksdb(db_->Put(wo, cf(kDefault), rocksdb_store::slice(keys::kFormatKey),
-                                 rocksdb_store::slice(keys::kLogFormat)),
-                        "recording the log format");
+                                 rocksdb_store::slice(keys::kStoreFormat)),
+                        "recording the store format");
   }
   if (s.code() == Status::Code::kNotFound) return Status::Ok();  // never written to
   if (!s.ok()) return s;
-  if (format != keys::kLogFormat) {
-    return Status::Invalid("data folder " + dir_ + " holds log format '" + format +
-                           "', this build reads '" + std::string(keys::kLogFormat) + "'");
+  if (format == keys::kFirstStoreFormat) {
+    first_format_ = true;
+    return Status::Ok();
   }
+  if (format != keys::kStoreFormat) {
+    return Status::Invalid("data folder " + dir_ + " holds store format '" + format +
+                           "', this build reads '" + std::string(keys::kStoreFormat) + "' and '" +
+                           std::string(keys::kFirstStoreFormat) + "'");
+  }
+  return Status::Ok();
+}
+
+// A store of the first format has an index entry per event, all durable:
+// the index covers the whole log. Recording that, with the new format name,
+// is the whole upgrade (keys.h). REQUIRES: the tail loaded.
+Status RocksDbStore::upgrade_first_format() {
+  char covers[keys::kSeqBytes];
+  keys::put_be64(last_seq(), covers);
+  rocksdb::WriteBatch b;
+  rocksdb::Status s = b.Put(cf(kDefault), rocksdb_store::slice(keys::kIndexCoversKey),
+                            rocksdb_store::slice({covers, sizeof covers}));
+  if (s.ok()) {
+    s = b.Put(cf(kDefault), rocksdb_store::slice(keys::kFormatKey),
+              rocksdb_store::slice(keys::kStoreFormat));
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  if (s.ok()) s = db_->Write(wo, &b);
+  if (!s.ok()) return from_rocksdb(s, "upgrading the store format");
+  first_format_ = false;
   return Status::Ok();
 }
 
@@ -325,7 +363,10 @@ Status RocksDbStore::refresh() {
   if (!db_) return closed();
   Status s = from_rocksdb(db_->TryCatchUpWithPrimary(), "catching up with the primary");
   if (!s.ok()) return s;
-  return load_tail();
+  if (s = load_tail(); !s.ok()) return s;
+  // The primary may have checkpointed its index since: index again from its
+  // index_covers, at most kIndexCheckpointEvents and a batch of events.
+  return rebuild_open_index();
 }
 
 Status RocksDbStore::verify_log_checksums() const {

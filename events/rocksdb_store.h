@@ -8,6 +8,13 @@
 // batch whose fsync never returned) is dropped; corruption anywhere else fails
 // the open instead of silently losing what follows it.
 //
+// The stream index: an append writes no index entry per event. Its events
+// are indexed in memory once durable, and every kIndexCheckpointEvents
+// events an append's WriteBatch also carries a run per stream of what memory
+// holds (keys.h, open_stream_index.h). Every open indexes the events after
+// the last checkpoint from the log, so a crash loses no index entry; a clean
+// close writes a checkpoint, so the next open has nothing to read back.
+//
 // Concurrency: one thread appends (the sequencer); reads, last_seq() and
 // last_hash() are safe from any thread at the same time. RocksDB's LOCK file
 // keeps a second process from opening the folder for writing.
@@ -25,8 +32,10 @@
 // folder as it was when opened), secondary (OpenAsSecondary: follows a
 // running primary through refresh()). append() and purge_idempotency() answer
 // kUnavailable in both read modes. A writable open refuses a log whose last
-// event does not verify (kCorruption); the read modes open it anyway, taking
-// last_seq from the keys, so that verify_log() can walk to the damage.
+// event does not verify, or whose events after the last index checkpoint do
+// not read back (kCorruption); the read modes open it anyway, taking
+// last_seq from the keys and indexing the events up to the damage, so that
+// verify_log() can walk to it.
 #pragma once
 
 #include <cstdint>
@@ -42,11 +51,17 @@
 #include <rocksdb/write_batch.h>
 
 #include "events/event_store.h"
+#include "events/open_stream_index.h"
 
 namespace runledger {
 
 // Most events one append() takes; the sequencer's batches are far smaller.
 inline constexpr size_t kAppendBatchEventsMax = 100'000;
+// Events indexed in memory before an append writes their runs to the
+// stream_index family (open_stream_index.h). Bounds that memory and what
+// an open after a crash reads back from the log to rebuild it (about 50 ms
+// here); a larger interval would mean fewer, longer runs per stream.
+inline constexpr size_t kIndexCheckpointEvents = 65'536;
 // Streams whose latest version the appender remembers; beyond this the
 // memory is dropped and rebuilt from the stream index on demand.
 inline constexpr size_t kStreamVersionCacheMax = 200'000;
@@ -94,7 +109,14 @@ class RocksDbStore final : public EventStore {
   // REQUIRES for the rest: db_mu_ held (shared is enough) and db_ open.
   Status write(const AppendBatch& batch);
   Status check_format();
+  Status upgrade_first_format();
   Status load_tail();
+  // The stream index (rocksdb_store_index.cc).
+  Status rebuild_open_index();
+  Status read_index_covers(uint64_t* seq) const;
+  void stage_index_checkpoint(uint64_t covers);
+  Status write_index_checkpoint();
+  void publish_index();
   Status last_seq_without_reading_events(uint64_t* seq) const;
   Status stage_event(const EncodedEvent& event, uint64_t* seq, Hash* hash);
   Status stage_side_records(const AppendBatch& batch);
@@ -108,6 +130,7 @@ class RocksDbStore final : public EventStore {
 
   const std::string dir_;
   const StoreOptions options_;
+  const size_t index_checkpoint_events_;
   rocksdb::Env* const env_;  // nullptr: RocksDB's default
   // Shared by every use of the database, exclusive while it is reopened
   // after a write error (the only time db_ and handles_ change).
@@ -122,10 +145,30 @@ class RocksDbStore final : public EventStore {
   uint64_t last_seq_ = 0;  // GUARDED_BY(tail_mu_)
   Hash last_hash_{};       // GUARDED_BY(tail_mu_)
 
+  // The stream index entries of the events after index_covers_, which the
+  // stream_index family does not hold yet. Readers copy what they need
+  // under index_mu_; only the appender changes it, after a durable write.
+  mutable std::mutex index_mu_;
+  OpenStreamIndex open_index_;  // GUARDED_BY(index_mu_)
+  uint64_t index_covers_ = 0;   // GUARDED_BY(index_mu_)
+  bool first_format_ = false;   // opened in keys::kFirstStoreFormat
+
   // Appender-only state (append() is not re-entrant): reused buffers and the
   // stream version cache with the undo records of the batch in progress.
   rocksdb::WriteBatch batch_;
   std::string index_key_;
+  std::string index_value_;
+  // The index entries of the batch being written, for open_index_ once it
+  // is durable; and whether the batch holds an index checkpoint (covering
+  // up to checkpoint_covers_).
+  struct StagedIndexEntry {
+    const std::string* stream;
+    uint32_t version;
+    uint64_t seq;
+  };
+  std::vector<StagedIndexEntry> staged_index_;
+  bool checkpoint_staged_ = false;
+  uint64_t checkpoint_covers_ = 0;
   std::unordered_map<std::string, uint32_t> versions_;
   std::vector<std::pair<uint32_t*, uint32_t>> version_undo_;
   // A failed write leaves RocksDB refusing writes until it is resumed or

@@ -57,7 +57,13 @@ Status RocksDbStore::write(const AppendBatch& batch) {
   }
   batch_.Clear();
   version_undo_.clear();
+  staged_index_.clear();
+  checkpoint_staged_ = false;
   if (versions_.size() > kStreamVersionCacheMax) versions_.clear();
+  // Only the appender changes open_index_, so it reads it without the lock.
+  if (!batch.events.empty() && open_index_.events() >= index_checkpoint_events_) {
+    stage_index_checkpoint(seq);
+  }
   Status staged;
   for (const EncodedEvent& e : batch.events) {
     staged = stage_event(e, &seq, &hash);
@@ -75,6 +81,7 @@ Status RocksDbStore::write(const AppendBatch& batch) {
     roll_back_versions();
     return Status::IoError("appending up to seq " + std::to_string(seq) + ": " + ws.ToString());
   }
+  publish_index();
   std::lock_guard tail_lock(tail_mu_);
   last_seq_ = seq;
   last_hash_ = hash;
@@ -101,8 +108,9 @@ Status RocksDbStore::put_snapshot(const std::string& snapshot) {
   return from_rocksdb(s, "storing the snapshot");
 }
 
-// Checks that `event` continues the log after (*seq, *hash), adds its log and
-// index records to the batch, and advances *seq and *hash.
+// Checks that `event` continues the log after (*seq, *hash), adds its log
+// record to the batch and its index entry to those published once the batch
+// is durable, and advances *seq and *hash.
 Status RocksDbStore::stage_event(const EncodedEvent& event, uint64_t* seq, Hash* hash) {
   const uint64_t next = *seq + 1;
   if (event.seq != next) {
@@ -138,10 +146,9 @@ Status RocksDbStore::stage_event(const EncodedEvent& event, uint64_t* seq, Hash*
 
   char log_key[keys::kSeqBytes];
   keys::log_key(next, log_key);
-  keys::stream_index_key(event.stream, event.stream_version, &index_key_);
   rocksdb::Status s = batch_.Put(cf(kLog), slice({log_key, sizeof log_key}), slice(event.bytes));
-  if (s.ok()) s = batch_.Put(cf(kStreamIndex), slice(index_key_), slice({log_key, sizeof log_key}));
   if (!s.ok()) return from_rocksdb(s, "staging seq " + std::to_string(next));
+  staged_index_.push_back({&event.stream, event.stream_version, next});
   *hash = sha256(event.bytes);
   *seq = next;
   return Status::Ok();
@@ -192,7 +199,8 @@ void RocksDbStore::roll_back_versions() {
 // so that reads go on, and the next append tries again. Either way, what
 // reached the disk is only known by reading it back: the tail is reloaded (it
 // holds the failed batch if its bytes reached the WAL before the failure) and
-// the cached versions go.
+// the cached versions go, and the index of the events after the last index
+// checkpoint on disk is read back from the log.
 Status RocksDbStore::resume_after_write_error() {
   Status reopened;
   {
@@ -200,6 +208,7 @@ Status RocksDbStore::resume_after_write_error() {
     if (db_ && db_writable_ && db_->Resume().ok()) {
       versions_.clear();
       Status s = load_tail();
+      if (s.ok()) s = rebuild_open_index();
       resume_needed_ = !s.ok();
       return s;
     }
@@ -207,12 +216,15 @@ Status RocksDbStore::resume_after_write_error() {
   std::unique_lock lock(db_mu_);
   close_db();
   reopened = open_db(/*writable=*/true);
-  if (!reopened.ok() && open_db(/*writable=*/false).ok()) load_tail().IgnoreError();
+  if (!reopened.ok() && open_db(/*writable=*/false).ok() && load_tail().ok()) {
+    rebuild_open_index().IgnoreError();  // reads go on with what it could index
+  }
   if (!reopened.ok()) {
     return Status::IoError("the store cannot reopen after a write error: " + reopened.ToString());
   }
   versions_.clear();
   if (Status s = load_tail(); !s.ok()) return s;
+  if (Status s = rebuild_open_index(); !s.ok()) return s;
   resume_needed_ = false;
   return Status::Ok();
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include <rocksdb/db.h>
 #include <rocksdb/slice.h>
 #include <rocksdb/status.h>
 
@@ -18,6 +19,32 @@ namespace runledger::rocksdb_store {
 
 inline std::string_view view(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
 inline rocksdb::Slice slice(std::string_view s) { return {s.data(), s.size()}; }
+
+// Releases a RocksDB snapshot when the read that took it ends.
+class SnapshotGuard {
+ public:
+  // Only a writable instance changes under a read; read-only and secondary
+  // instances do not support snapshots (and need none).
+  SnapshotGuard(rocksdb::DB* db, bool take)
+      : db_(db), snapshot_(take ? db->GetSnapshot() : nullptr) {}
+  ~SnapshotGuard() {
+    if (snapshot_ != nullptr) db_->ReleaseSnapshot(snapshot_);
+  }
+  SnapshotGuard(const SnapshotGuard&) = delete;
+  SnapshotGuard& operator=(const SnapshotGuard&) = delete;
+  const rocksdb::Snapshot* get() const { return snapshot_; }
+
+ private:
+  rocksdb::DB* db_;
+  const rocksdb::Snapshot* snapshot_;
+};
+
+// Reads that verify RocksDB's block checksums on the way.
+inline rocksdb::ReadOptions checked_reads() {
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = true;
+  return ro;
+}
 
 // `what` says what was being done ("reading seq 12"); `seq` names the seq
 // concerned when the status is a corruption.

@@ -1,5 +1,6 @@
-// RocksDbStore reads. Every event read back is verified (FlatBuffers verifier,
-// key seq == envelope seq) and handed to the visitor over the iterator's own
+// RocksDbStore reads by seq and by key (the stream index is read in
+// rocksdb_store_index.cc). Every event read back is verified (FlatBuffers
+// verifier, key seq == envelope seq) and handed to the visitor over the iterator's own
 // bytes: a scan allocates nothing per event. RocksDB's block checksums are
 // checked on every read.
 #include <string>
@@ -11,6 +12,7 @@
 namespace runledger {
 
 using rocksdb_store::check_stored_event;
+using rocksdb_store::checked_reads;
 using rocksdb_store::from_rocksdb;
 using rocksdb_store::slice;
 using rocksdb_store::view;
@@ -20,31 +22,6 @@ namespace {
 // Ranges longer than this are scans (replay, verify, export): they would only
 // evict hotter blocks from the cache.
 constexpr uint64_t kCachedRangeEventsMax = 10'000;
-
-rocksdb::ReadOptions checked_reads() {
-  rocksdb::ReadOptions ro;
-  ro.verify_checksums = true;
-  return ro;
-}
-
-// Releases a RocksDB snapshot when the read that took it ends.
-class SnapshotGuard {
- public:
-  // Only a writable instance changes under a read; read-only and secondary
-  // instances do not support snapshots (and need none).
-  SnapshotGuard(rocksdb::DB* db, bool take)
-      : db_(db), snapshot_(take ? db->GetSnapshot() : nullptr) {}
-  ~SnapshotGuard() {
-    if (snapshot_ != nullptr) db_->ReleaseSnapshot(snapshot_);
-  }
-  SnapshotGuard(const SnapshotGuard&) = delete;
-  SnapshotGuard& operator=(const SnapshotGuard&) = delete;
-  const rocksdb::Snapshot* get() const { return snapshot_; }
-
- private:
-  rocksdb::DB* db_;
-  const rocksdb::Snapshot* snapshot_;
-};
 
 }  // namespace
 
@@ -102,105 +79,6 @@ Status RocksDbStore::read_event(uint64_t seq, std::string* bytes) const {
   if (Status s = check_stored_event(seq, &stored, scratch, &e); !s.ok()) return s;
   bytes->assign(stored.data(), stored.size());
   return Status::Ok();
-}
-
-Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
-                                 const EventVisitor& visit) const {
-  std::shared_lock lock(db_mu_);
-  if (!db_) return closed();
-  if (!keys::valid_stream_name(stream)) return Status::Invalid("invalid stream name");
-  // One snapshot for the index and the log: an append in between cannot show
-  // an index entry without its event.
-  SnapshotGuard snapshot(db_.get(), db_writable_);
-  rocksdb::ReadOptions ro = checked_reads();
-  ro.snapshot = snapshot.get();
-  std::string lower_key, upper_key;
-  keys::stream_index_bounds(stream, &lower_key, &upper_key);
-  rocksdb::Slice lower = slice(lower_key), upper = slice(upper_key);
-  ro.iterate_lower_bound = &lower;
-  ro.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kStreamIndex)));
-  rocksdb::PinnableSlice value;
-  rocksdb_store::AlignedEventBytes scratch;
-  uint32_t expected = 1;
-  for (it->Seek(lower); it->Valid(); it->Next(), ++expected) {
-    std::string_view key_stream;
-    uint32_t version = 0;
-    const bool well_formed = keys::parse_stream_index_key(view(it->key()), &key_stream, &version) &&
-                             it->value().size() == keys::kSeqBytes;
-    const uint64_t seq = well_formed ? keys::get_be64(it->value().data()) : 0;
-    auto where = [&] { return std::string(stream) + " version " + std::to_string(expected); };
-    if (!well_formed) return Status::Corruption("malformed stream index entry for " + where());
-    if (version != expected) {
-      return Status::Corruption("the stream index has no entry for " + where(), seq);
-    }
-    if (until_seq != 0 && seq > until_seq) break;
-    char log_key[keys::kSeqBytes];
-    value.Reset();
-    rocksdb::Status rs = db_->Get(ro, cf(kLog), slice(keys::log_key(seq, log_key)), &value);
-    if (rs.IsNotFound()) {
-      return Status::Corruption("the stream index points " + where() + " at a missing seq", seq);
-    }
-    if (!rs.ok()) return from_rocksdb(rs, "reading seq " + std::to_string(seq), seq);
-    const fb::Event* e = nullptr;
-    std::string_view bytes = view(value);
-    if (Status s = check_stored_event(seq, &bytes, scratch, &e); !s.ok()) return s;
-    if (e->stream()->string_view() != stream || e->stream_version() != version) {
-      return Status::Corruption(
-          "the stream index points " + where() + " at an event of another stream or version", seq);
-    }
-    if (!visit(*e, bytes)) return Status::Ok();
-  }
-  return from_rocksdb(it->status(), "reading the stream index of " + std::string(stream));
-}
-
-Status RocksDbStore::stream_version(std::string_view stream, uint32_t* version) const {
-  std::shared_lock lock(db_mu_);
-  if (!db_) return closed();
-  return read_stream_version(stream, version);
-}
-
-Status RocksDbStore::read_stream_version(std::string_view stream, uint32_t* version) const {
-  if (!keys::valid_stream_name(stream)) return Status::Invalid("invalid stream name");
-  rocksdb::ReadOptions ro = checked_reads();
-  std::string lower_key, upper_key;
-  keys::stream_index_bounds(stream, &lower_key, &upper_key);
-  rocksdb::Slice lower = slice(lower_key), upper = slice(upper_key);
-  ro.iterate_lower_bound = &lower;
-  ro.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kStreamIndex)));
-  it->SeekToLast();
-  *version = 0;
-  if (it->Valid()) {
-    std::string_view key_stream;
-    if (!keys::parse_stream_index_key(view(it->key()), &key_stream, version)) {
-      return Status::Corruption("malformed stream index entry for " + std::string(stream));
-    }
-    return Status::Ok();
-  }
-  return from_rocksdb(it->status(), "reading the stream index of " + std::string(stream));
-}
-
-Status RocksDbStore::scan_stream_index(const StreamIndexVisitor& visit) const {
-  std::shared_lock lock(db_mu_);
-  if (!db_) return closed();
-  rocksdb::ReadOptions ro = checked_reads();
-  // One pass over the whole family: blocks read once, not kept in the cache.
-  ro.fill_cache = false;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kStreamIndex)));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    StreamIndexEntry entry;
-    entry.well_formed =
-        keys::parse_stream_index_key(view(it->key()), &entry.stream, &entry.version) &&
-        it->value().size() == keys::kSeqBytes;
-    if (entry.well_formed) {
-      entry.seq = keys::get_be64(it->value().data());
-    } else {
-      entry = StreamIndexEntry{{}, 0, 0, false};
-    }
-    if (!visit(entry)) return Status::Ok();
-  }
-  return from_rocksdb(it->status(), "scanning the stream index");
 }
 
 Status RocksDbStore::get(Family family, std::string_view key, std::string* value) const {

@@ -33,6 +33,23 @@ TEST(Keys, StreamIndexKeyRoundTripsAndSortsByVersion) {
   EXPECT_FALSE(parse_stream_index_key("job/a", &stream, &version));
 }
 
+TEST(Keys, AStreamIndexRunHoldsWholeSeqsInOrder) {
+  const uint64_t seqs[] = {1, 256, 1ull << 40};
+  std::string value;
+  append_stream_index_run(seqs, 3, &value);
+  EXPECT_EQ(value.size(), 3 * kSeqBytes);
+  size_t versions = 0;
+  ASSERT_TRUE(parse_stream_index_run(value, &versions));
+  ASSERT_EQ(versions, 3u);
+  for (size_t i = 0; i < versions; ++i) EXPECT_EQ(stream_index_run_seq(value, i), seqs[i]);
+  // A value of the first store format is a run of one.
+  char one[kSeqBytes];
+  ASSERT_TRUE(parse_stream_index_run(log_key(7, one), &versions));
+  EXPECT_EQ(versions, 1u);
+  EXPECT_FALSE(parse_stream_index_run("", &versions));
+  EXPECT_FALSE(parse_stream_index_run(value.substr(0, 12), &versions));
+}
+
 TEST(Keys, OneStreamsBoundsExcludeStreamsItPrefixes) {
   std::string lower, upper, other;
   stream_index_bounds("job/a", &lower, &upper);

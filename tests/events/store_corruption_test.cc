@@ -2,6 +2,7 @@
 // read that meets it and verify_log() must report kCorruption naming the
 // first bad seq, never hand out a wrong event.
 #include <filesystem>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -32,6 +33,23 @@ class StoreCorruptionTest : public ::testing::Test {
     }
   }
   const EncodedEvent& event(uint64_t seq) const { return events.at(seq - 1); }
+  // Rewrites the stream index run of `stream` that starts at version 1 (the
+  // close at the end of SetUp wrote each stream's versions as one run).
+  void edit_run(const std::string& stream,
+                const std::function<void(std::vector<uint64_t>&)>& edit) {
+    std::string key;
+    keys::stream_index_key(stream, 1, &key);
+    RawDb raw(dir.path());
+    const std::string value = raw.get(keys::kStreamIndexFamily, key);
+    size_t versions = 0;
+    ASSERT_TRUE(keys::parse_stream_index_run(value, &versions)) << stream;
+    std::vector<uint64_t> seqs;
+    for (size_t i = 0; i < versions; ++i) seqs.push_back(keys::stream_index_run_seq(value, i));
+    edit(seqs);
+    std::string edited;
+    keys::append_stream_index_run(seqs.data(), seqs.size(), &edited);
+    raw.put(keys::kStreamIndexFamily, key, edited);
+  }
   std::unique_ptr<EventStore> reopen() { return open_store(dir.path(), read_only_mode()); }
   Status verify() {
     auto store = reopen();
@@ -293,9 +311,7 @@ TEST_F(StoreCorruptionTest, MalformedLastLogKeyStillLetsVerifyRun) {
 TEST_F(StoreCorruptionTest, StreamIndexPointingElsewhereIsNamed) {
   // job/a version 2 (seq 4) pointed at seq 5 instead.
   ASSERT_EQ(event(4).stream, "job/a");
-  std::string key;
-  keys::stream_index_key("job/a", 2, &key);
-  RawDb(dir.path()).put(keys::kStreamIndexFamily, key, RawDb::log_key(5));
+  edit_run("job/a", [](std::vector<uint64_t>& seqs) { seqs.at(1) = 5; });
   auto store = reopen();
   Status rs =
       store->read_stream("job/a", 0, [](const fb::Event&, std::string_view) { return true; });
@@ -310,9 +326,7 @@ TEST_F(StoreCorruptionTest, StreamIndexPointingElsewhereIsNamed) {
 TEST_F(StoreCorruptionTest, OnlyTheStreamsWhoseIndexDiffersAreReadBack) {
   // job/b version 3 pointed at seq 1: its entries no longer add up, while
   // those of job/a and connector/c still do.
-  std::string key;
-  keys::stream_index_key("job/b", 3, &key);
-  RawDb(dir.path()).put(keys::kStreamIndexFamily, key, RawDb::log_key(1));
+  edit_run("job/b", [](std::vector<uint64_t>& seqs) { seqs.at(2) = 1; });
   auto store = reopen();
   StreamReadRecorder recorder(store.get());
   VerifyReport report;
@@ -354,9 +368,7 @@ TEST_F(StoreCorruptionTest, AStreamWhoseIndexIsSplitInTwoRunsIsReadBack) {
 TEST_F(StoreCorruptionTest, StreamIndexMissingItsLatestEntryIsNamed) {
   uint64_t last_of_c = kEvents;
   while (event(last_of_c).stream != "connector/c") --last_of_c;
-  std::string key;
-  keys::stream_index_key("connector/c", event(last_of_c).stream_version, &key);
-  RawDb(dir.path()).remove(keys::kStreamIndexFamily, key);
+  edit_run("connector/c", [](std::vector<uint64_t>& seqs) { seqs.pop_back(); });
   Status s = verify();
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
   EXPECT_EQ(s.seq(), last_of_c);
@@ -379,6 +391,52 @@ TEST_F(StoreCorruptionTest, MalformedStreamIndexEntryOutsideEveryStreamIsReporte
   Status s = verify();
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
   EXPECT_NE(s.message().find("malformed"), std::string::npos) << s.ToString();
+}
+
+TEST_F(StoreCorruptionTest, AStreamIndexRunThatIsNotWholeSeqsIsMalformed) {
+  std::string key;
+  keys::stream_index_key("job/a", 1, &key);
+  RawDb(dir.path()).put(keys::kStreamIndexFamily, key, RawDb::log_key(1) + "abcd");
+  auto store = reopen();
+  Status rs =
+      store->read_stream("job/a", 0, [](const fb::Event&, std::string_view) { return true; });
+  EXPECT_EQ(rs.code(), Code::kCorruption) << rs.ToString();
+  EXPECT_NE(rs.message().find("malformed"), std::string::npos) << rs.ToString();
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+}
+
+TEST_F(StoreCorruptionTest, OverlappingRunsOfAStreamAreNamed) {
+  // A second run of job/b from its version 2 (seq 2 is job/b's version 1,
+  // so it points at the wrong event as well as repeating versions).
+  std::string key;
+  keys::stream_index_key("job/b", 2, &key);
+  RawDb(dir.path()).put(keys::kStreamIndexFamily, key, RawDb::log_key(2));
+  auto store = reopen();
+  Status rs =
+      store->read_stream("job/b", 0, [](const fb::Event&, std::string_view) { return true; });
+  EXPECT_EQ(rs.code(), Code::kCorruption) << rs.ToString();
+  EXPECT_EQ(rs.seq(), 2u) << rs.ToString();
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), 2u) << s.ToString();
+}
+
+TEST_F(StoreCorruptionTest, AnIndexCheckpointPastTheEndOfTheLogIsRefusedByAWritableOpen) {
+  std::string covers(keys::kSeqBytes, '\0');
+  keys::put_be64(kEvents + 5, covers.data());
+  RawDb(dir.path()).put(keys::kDefaultFamily, keys::kIndexCoversKey, covers);
+  std::unique_ptr<EventStore> writable;
+  Status s = open_rocksdb_store(dir.path(), {}, &writable);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_NE(s.message().find("index covers up to seq 25"), std::string::npos) << s.ToString();
+  // Reading opens it, taking the family for what it holds.
+  auto ro = reopen();
+  EXPECT_EQ(ro->last_seq(), kEvents);
+  VerifyReport report;
+  EXPECT_TRUE(verify_log(*ro, &report).ok());
 }
 
 TEST_F(StoreCorruptionTest, WritableOpenRefusesALogWhoseLastEventIsDamaged) {

@@ -31,6 +31,9 @@ namespace {
 
 constexpr char kHelperEnv[] = "RUNLEDGER_STORE_TEST_HELPER";
 constexpr size_t kHelperBatchEvents = 50;
+// The helper checkpoints its stream index every few batches, so that a kill
+// lands between and during checkpoints.
+constexpr size_t kHelperIndexCheckpointEvents = 3 * kHelperBatchEvents;
 // A helper told to append "until killed" stops here if nobody kills it.
 constexpr int kHelperBatchesMax = 100'000;
 
@@ -53,7 +56,9 @@ std::string helper_idempotency_key(uint64_t batch) { return "batch-" + std::to_s
 // each acknowledged one on `fd`, then exits without closing the store.
 [[noreturn]] void append_helper(const std::string& dir, int fd, int batches) {
   std::unique_ptr<EventStore> store;
-  if (!open_rocksdb_store(dir, {}, &store).ok()) _exit(2);
+  StoreOptions options;
+  options.index_checkpoint_events = kHelperIndexCheckpointEvents;
+  if (!open_rocksdb_store(dir, options, &store).ok()) _exit(2);
   LogBuilder log;
   const int limit = batches == 0 ? kHelperBatchesMax : batches;
   for (int i = 0; i < limit; ++i) {
@@ -170,9 +175,14 @@ void expect_whole_acknowledged_batches(const std::string& dir, uint64_t last_ack
   const uint64_t last = store->last_seq();
   EXPECT_GE(last, last_acked) << "an acknowledged batch was lost";
   EXPECT_EQ(last % kHelperBatchEvents, 0u) << "a partial batch is in the log";
+  // verify checks every stream's index entries against the log: runs
+  // written by checkpoints and, after the last one, indexed from the log.
   VerifyReport report;
   Status s = verify_log(*store, &report);
   EXPECT_TRUE(s.ok()) << s.ToString();
+  uint32_t version = 0;
+  ASSERT_TRUE(store->stream_version("job/x", &version).ok());
+  EXPECT_EQ(version, last / 2) << "job/x has every other event";
   // A batch's side records committed with its events, and only with them.
   const uint64_t batches = last / kHelperBatchEvents;
   std::string value;

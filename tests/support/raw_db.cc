@@ -62,6 +62,16 @@ std::string RawDb::get(const std::string& fam, std::string_view key) {
   return value;
 }
 
+std::vector<std::pair<std::string, std::string>> RawDb::entries(const std::string& fam) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), family(fam)));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    out.emplace_back(it->key().ToString(), it->value().ToString());
+  }
+  check(it->status(), "raw scan");
+  return out;
+}
+
 void RawDb::flush() { check(db_->Flush(rocksdb::FlushOptions(), handles_), "raw flush"); }
 
 std::vector<std::string> RawDb::table_files(const std::string& fam) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <rocksdb/db.h>
@@ -25,6 +26,8 @@ class RawDb {
   std::string get(const std::string& family, std::string_view key);
   void put(const std::string& family, std::string_view key, std::string_view value);
   void remove(const std::string& family, std::string_view key);
+  // Every entry of a column family, in key order.
+  std::vector<std::pair<std::string, std::string>> entries(const std::string& family);
   // The log column family by seq.
   std::string event(uint64_t seq);
   void put_event(uint64_t seq, std::string_view bytes);
