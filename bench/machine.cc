@@ -73,6 +73,15 @@ uint64_t peak_rss_bytes() {
   return static_cast<uint64_t>(ru.ru_maxrss) * kKibBytes;  // Linux reports KiB
 }
 
+double process_cpu_seconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(ru.ru_utime) + seconds(ru.ru_stime);
+}
+
 uint64_t current_rss_bytes() {
   std::ifstream in("/proc/self/statm");
   uint64_t size_pages = 0, resident_pages = 0;

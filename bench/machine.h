@@ -19,6 +19,10 @@ nlohmann::ordered_json machine_info();
 std::string machine_line(const nlohmann::ordered_json& machine);
 
 uint64_t peak_rss_bytes();
+// CPU time (user + system) the process has used, all threads: on a shared
+// machine, whose speed varies by the hour, what a run costs varies less
+// than how fast it goes.
+double process_cpu_seconds();
 uint64_t current_rss_bytes();
 // Sum of the sizes of the regular files under `dir` (0 when it is missing).
 uint64_t folder_bytes(const std::string& dir);

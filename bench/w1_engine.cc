@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/machine.h"
 #include "bench/w1_chained.h"
 #include "bench/w1_threads.h"
 #include "events/hash.h"
@@ -107,9 +108,13 @@ std::string w1_target(const W1Plan& plan, size_t caller, uint64_t k) {
 
 W1Outcome drive_w1(Engine& engine, const W1Plan& plan, const ProgressFn& progress,
                    std::string_view phase) {
-  if (plan.chained) return drive_w1_chained(engine, plan, progress, phase);
-  return drive_w1_threads(
-      plan, [&](size_t c) { return Caller(engine, plan, c); }, progress, phase);
+  const double cpu_before = process_cpu_seconds();
+  W1Outcome out =
+      plan.chained ? drive_w1_chained(engine, plan, progress, phase)
+                   : drive_w1_threads(
+                         plan, [&](size_t c) { return Caller(engine, plan, c); }, progress, phase);
+  out.cpu_seconds = process_cpu_seconds() - cpu_before;
+  return out;
 }
 
 }  // namespace runledger::bench

@@ -46,6 +46,7 @@ struct W1Outcome {
   uint64_t jobs_succeeded = 0;  // every reply as expected, the last one SUCCEEDED
   uint64_t commands = 0;
   double seconds = 0;
+  double cpu_seconds = 0;  // of the whole process while the callers ran
   LatencyRecorder latency;
   std::vector<std::string> failures;  // the first few
 };

@@ -43,6 +43,9 @@ BenchResult run_w1(const BenchOptions& o) {
     r.fsync_batches = done.fsync_batches;
     r.batch_commands = done.batch_commands;
     r.failures = w.failures;
+    if (w.commands > 0) {
+      r.figures["cpu_us_per_command"] = w.cpu_seconds * 1e6 / static_cast<double>(w.commands);
+    }
     r.checks["commands"] = w.commands;
     r.checks["commands_expected"] = plan.jobs * kW1CommandsPerJob;
     r.expect(

@@ -144,7 +144,7 @@ void Engine::submit(Request request, Completion done) {
 }
 
 bool Engine::sequencer_may_take(size_t open_requests) const {
-  return !queue_.empty() || (open_requests > 0 && !writer_busy_);
+  return !queue_.empty() || (open_requests > 0 && !writer_busy_.load(std::memory_order_relaxed));
 }
 
 Reply Engine::read(Renderer render) {
@@ -230,20 +230,18 @@ void Engine::run() {
       // After a command failed half-way the State must be rebuilt: the rest
       // of the batch is refused with it, undecided.
       if (!open->apply_failed && !apply_request(taken, *open)) open->apply_failed = true;
+      // The writer is done while requests are still being decided: it gets
+      // what is decided so far at once rather than wait for the rest (a
+      // thousand requests take milliseconds), and the rest opens the next
+      // batch.
+      if (!open->apply_failed && !writer_busy_.load(std::memory_order_acquire)) {
+        hand_over(open);
+      }
     }
     if (open->requests.empty()) continue;
-    bool writer_free = false;
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      writer_free = !writer_busy_;
-    }
-    if (writer_free || stopping || open->apply_failed ||
+    if (!writer_busy_.load(std::memory_order_acquire) || stopping || open->apply_failed ||
         open->requests.size() >= options_.batch_requests_max) {
-      if (!open->apply_failed) close_batch(*open);
-      commit(std::move(open));
-      arm_timer();
-      open = std::make_unique<Batch>();
-      open_batch();
+      hand_over(open);
     }
   }
   settle_write(nullptr);  // the last batch: durable, and what it finished leaves memory
@@ -253,6 +251,15 @@ void Engine::run() {
   }
   write_cv_.notify_all();
   writer_.join();
+}
+
+// Closes the open batch, gives it to the writer and opens the next.
+void Engine::hand_over(std::unique_ptr<Batch>& open) {
+  if (!open->apply_failed) close_batch(*open);
+  commit(std::move(open));
+  arm_timer();
+  open = std::make_unique<Batch>();
+  open_batch();
 }
 
 void Engine::open_batch() {

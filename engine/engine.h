@@ -140,6 +140,7 @@ class Engine {
   // Sequencer thread (engine.cc).
   void run();
   void open_batch();
+  void hand_over(std::unique_ptr<Batch>& open);
   void sort_touched(Batch& b);
   void close_batch(Batch& b);
   bool apply_request(Pending& p, Batch& b);
@@ -178,13 +179,15 @@ class Engine {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Pending> queue_;    // GUARDED_BY(mu_)
-  bool stopping_ = false;        // GUARDED_BY(mu_)
-  bool writer_busy_ = false;     // GUARDED_BY(mu_): a batch is with the writer
+  std::deque<Pending> queue_;  // GUARDED_BY(mu_)
+  bool stopping_ = false;      // GUARDED_BY(mu_)
+  // A batch is with the writer. Changed under mu_ (the sequencer waits on
+  // it); the sequencer also reads it without mu_ between two requests.
+  std::atomic<bool> writer_busy_{false};
   // Whether the sequencer has work: requests to decide, or an open batch of
   // `open_requests` for a free writer (see run()). REQUIRES: mu_.
   bool sequencer_may_take(size_t open_requests) const;
-  std::string unavailable_;      // GUARDED_BY(mu_)
+  std::string unavailable_;  // GUARDED_BY(mu_)
   std::atomic<bool> writable_{true};
   std::thread sequencer_;
 

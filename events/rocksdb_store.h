@@ -62,9 +62,6 @@ inline constexpr size_t kAppendBatchEventsMax = 100'000;
 // an open after a crash reads back from the log to rebuild it (about 50 ms
 // here); a larger interval would mean fewer, longer runs per stream.
 inline constexpr size_t kIndexCheckpointEvents = 65'536;
-// Streams whose latest version the appender remembers; beyond this the
-// memory is dropped and rebuilt from the stream index on demand.
-inline constexpr size_t kStreamVersionCacheMax = 200'000;
 
 class RocksDbStore final : public EventStore {
  public:
@@ -120,7 +117,7 @@ class RocksDbStore final : public EventStore {
   Status last_seq_without_reading_events(uint64_t* seq) const;
   Status stage_event(const EncodedEvent& event, uint64_t* seq, Hash* hash);
   Status stage_side_records(const AppendBatch& batch);
-  Status cached_stream_version(const std::string& stream, uint32_t** slot);
+  Status open_stream(const std::string& stream, OpenStream** out);
   void roll_back_versions();
   Status read_stream_version(std::string_view stream, uint32_t* version) const;
   Status get(Family family, std::string_view key, std::string* value) const;
@@ -153,8 +150,8 @@ class RocksDbStore final : public EventStore {
   uint64_t index_covers_ = 0;   // GUARDED_BY(index_mu_)
   bool first_format_ = false;   // opened in keys::kFirstStoreFormat
 
-  // Appender-only state (append() is not re-entrant): reused buffers and the
-  // stream version cache with the undo records of the batch in progress.
+  // Appender-only state (append() is not re-entrant): reused buffers, and
+  // what the batch in progress staged in open_index_.
   rocksdb::WriteBatch batch_;
   std::string index_key_;
   std::string index_value_;
@@ -162,15 +159,14 @@ class RocksDbStore final : public EventStore {
   // is durable; and whether the batch holds an index checkpoint (covering
   // up to checkpoint_covers_).
   struct StagedIndexEntry {
-    const std::string* stream;
-    uint32_t version;
+    OpenStream* stream;
     uint64_t seq;
   };
   std::vector<StagedIndexEntry> staged_index_;
   bool checkpoint_staged_ = false;
   uint64_t checkpoint_covers_ = 0;
-  std::unordered_map<std::string, uint32_t> versions_;
-  std::vector<std::pair<uint32_t*, uint32_t>> version_undo_;
+  // The staged versions the batch changed, with their values before it.
+  std::vector<std::pair<OpenStream*, uint32_t>> version_undo_;
   // A failed write leaves RocksDB refusing writes until it is resumed or
   // reopened.
   bool resume_needed_ = false;

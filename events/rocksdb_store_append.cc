@@ -59,7 +59,6 @@ Status RocksDbStore::write(const AppendBatch& batch) {
   version_undo_.clear();
   staged_index_.clear();
   checkpoint_staged_ = false;
-  if (versions_.size() > kStreamVersionCacheMax) versions_.clear();
   // Only the appender changes open_index_, so it reads it without the lock.
   if (!batch.events.empty() && open_index_.events() >= index_checkpoint_events_) {
     stage_index_checkpoint(seq);
@@ -134,21 +133,21 @@ Status RocksDbStore::stage_event(const EncodedEvent& event, uint64_t* seq, Hash*
     return Status::Conflict("seq " + std::to_string(next) +
                             ": prev_hash is not the hash of the previous event");
   }
-  uint32_t* version = nullptr;
-  if (Status s = cached_stream_version(event.stream, &version); !s.ok()) return s;
-  if (event.stream_version != *version + 1) {
+  OpenStream* open = nullptr;
+  if (Status s = open_stream(event.stream, &open); !s.ok()) return s;
+  if (event.stream_version != open->staged_version + 1) {
     return Status::Conflict("seq " + std::to_string(next) + ": stream " + event.stream +
-                            " is at version " + std::to_string(*version) +
+                            " is at version " + std::to_string(open->staged_version) +
                             ", the event has version " + std::to_string(event.stream_version));
   }
-  version_undo_.emplace_back(version, *version);
-  *version = event.stream_version;
+  version_undo_.emplace_back(open, open->staged_version);
+  open->staged_version = event.stream_version;
 
   char log_key[keys::kSeqBytes];
   keys::log_key(next, log_key);
   rocksdb::Status s = batch_.Put(cf(kLog), slice({log_key, sizeof log_key}), slice(event.bytes));
   if (!s.ok()) return from_rocksdb(s, "staging seq " + std::to_string(next));
-  staged_index_.push_back({&event.stream, event.stream_version, next});
+  staged_index_.push_back({open, next});
   *hash = sha256(event.bytes);
   *seq = next;
   return Status::Ok();
@@ -173,23 +172,24 @@ Status RocksDbStore::stage_side_records(const AppendBatch& batch) {
   return from_rocksdb(s, "staging the side records");
 }
 
-// Points *slot at the stream's latest version, filling the cache from the
-// stream index on a miss. What a miss loads is true of the disk whatever
-// happens to the batch, so only the staged changes need undoing.
-Status RocksDbStore::cached_stream_version(const std::string& stream, uint32_t** slot) {
-  auto it = versions_.find(stream);
-  if (it == versions_.end()) {
-    uint32_t stored = 0;
-    if (Status s = read_stream_version(stream, &stored); !s.ok()) return s;
-    it = versions_.emplace(stream, stored).first;
-  }
-  *slot = &it->second;  // element addresses survive rehashing
+// The stream's entry in open_index_, made from the stream index on disk when
+// it has none. What that reads is true of the disk whatever happens to the
+// batch, so only the staged versions need undoing.
+Status RocksDbStore::open_stream(const std::string& stream, OpenStream** out) {
+  *out = open_index_.find_open(stream);
+  if (*out != nullptr) return Status::Ok();
+  uint32_t stored = 0;
+  if (Status s = read_stream_version(stream, &stored); !s.ok()) return s;
+  std::lock_guard lock(index_mu_);
+  *out = open_index_.insert(stream, stored);
   return Status::Ok();
 }
 
 void RocksDbStore::roll_back_versions() {
   // Newest first, so a stream touched twice ends at its first old value.
-  for (auto it = version_undo_.rbegin(); it != version_undo_.rend(); ++it) *it->first = it->second;
+  for (auto it = version_undo_.rbegin(); it != version_undo_.rend(); ++it) {
+    it->first->staged_version = it->second;
+  }
   version_undo_.clear();
 }
 
@@ -199,14 +199,13 @@ void RocksDbStore::roll_back_versions() {
 // so that reads go on, and the next append tries again. Either way, what
 // reached the disk is only known by reading it back: the tail is reloaded (it
 // holds the failed batch if its bytes reached the WAL before the failure) and
-// the cached versions go, and the index of the events after the last index
-// checkpoint on disk is read back from the log.
+// the index of the events after the last index checkpoint on disk is read
+// back from the log, with every stream's latest version.
 Status RocksDbStore::resume_after_write_error() {
   Status reopened;
   {
     std::shared_lock lock(db_mu_);
     if (db_ && db_writable_ && db_->Resume().ok()) {
-      versions_.clear();
       Status s = load_tail();
       if (s.ok()) s = rebuild_open_index();
       resume_needed_ = !s.ok();
@@ -222,7 +221,6 @@ Status RocksDbStore::resume_after_write_error() {
   if (!reopened.ok()) {
     return Status::IoError("the store cannot reopen after a write error: " + reopened.ToString());
   }
-  versions_.clear();
   if (Status s = load_tail(); !s.ok()) return s;
   if (Status s = rebuild_open_index(); !s.ok()) return s;
   resume_needed_ = false;

@@ -163,8 +163,14 @@ Status RocksDbStore::rebuild_open_index() {
 // Appender only. Adds to batch_ a run per stream of the memory part and
 // index_covers = `covers`, the last seq before the batch's own events.
 void RocksDbStore::stage_index_checkpoint(uint64_t covers) {
+  {
+    // Whatever becomes of the batch: an idle entry's versions are all in
+    // the family already.
+    std::lock_guard lock(index_mu_);
+    open_index_.evict_idle();
+  }
   rocksdb::Status s;
-  open_index_.for_each([&](std::string_view stream, const StreamRun& run) {
+  open_index_.for_each_run([&](std::string_view stream, const StreamRun& run) {
     if (!s.ok()) return;
     keys::stream_index_key(stream, run.first_version, &index_key_);
     index_value_.clear();
@@ -184,18 +190,16 @@ void RocksDbStore::stage_index_checkpoint(uint64_t covers) {
   if (!s.ok()) batch_.Clear();
 }
 
-// Appender only, once the batch is durable: empties the memory part when the
-// batch held a checkpoint, then adds the batch's own entries.
+// Appender only, once the batch is durable: when the batch held a
+// checkpoint, the runs start over after what it wrote; then the batch's own
+// versions are added (stage_event() checked that each continues its stream).
 void RocksDbStore::publish_index() {
   std::lock_guard lock(index_mu_);
   if (checkpoint_staged_) {
-    open_index_.clear();
+    open_index_.checkpointed();
     index_covers_ = checkpoint_covers_;
   }
-  for (const StagedIndexEntry& e : staged_index_) {
-    // stage_event() checked that each version continues its stream.
-    open_index_.add(*e.stream, e.version, e.seq);
-  }
+  for (const StagedIndexEntry& e : staged_index_) open_index_.publish(e.stream, e.seq);
   staged_index_.clear();
   checkpoint_staged_ = false;
 }
@@ -333,10 +337,10 @@ Status RocksDbStore::scan_stream_index(const StreamIndexVisitor& visit) const {
   std::optional<SnapshotGuard> snapshot;
   {
     std::lock_guard index_lock(index_mu_);
-    open = open_index_;
+    open = open_index_.copy_runs();
     snapshot.emplace(db_.get(), db_writable_);
   }
-  const auto open_runs = open.sorted();
+  const auto open_runs = open.sorted_runs();
   size_t next_open = 0;
   bool more = true;
   // Visits the open run's versions after `after`.
