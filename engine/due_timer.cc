@@ -78,7 +78,10 @@ void DueTimer::arm(int64_t due_ms) {
 void DueTimer::stop() {
   if (!impl_->thread.joinable()) return;
   impl_->work.reset();
-  boost::asio::post(impl_->io, [this] { impl_->timer.cancel(); impl_->io.stop(); });
+  boost::asio::post(impl_->io, [this] {
+    impl_->timer.cancel();
+    impl_->io.stop();
+  });
   impl_->thread.join();
 }
 

@@ -211,10 +211,13 @@ void Engine::run() {
       cv_.wait(lk, [&] { return stopping_ || sequencer_may_take(open->requests.size()); });
       stopping = stopping_;
       const size_t room = options_.batch_requests_max - open->requests.size();
-      const size_t n = std::min(queue_.size(), room);
-      for (size_t i = 0; i < n; ++i) {
-        fresh.push_back(std::move(queue_.front()));
-        queue_.pop_front();
+      if (queue_.size() <= room) {
+        fresh.swap(queue_);  // the usual case: no request moved here
+      } else {
+        for (size_t i = 0; i < room; ++i) {
+          fresh.push_back(std::move(queue_.front()));
+          queue_.pop_front();
+        }
       }
       if (stopping && fresh.empty() && open->requests.empty()) break;  // all decided
     }
@@ -359,14 +362,21 @@ bool Engine::apply_request(Pending& p, Batch& b) {
     return true;
   }
   for (const auto& stream : streams_named(cmd)) {
-    bool before = in_memory(state_, stream);
-    Status st = hydrate(*store_, state_, stream, 0);
+    if (in_memory(state_, stream)) continue;
+    bool stored_none = false;
+    Status st = hydrate(*store_, state_, stream, 0, &stored_none);
     if (!st.ok()) {
       p.outcome = "unavailable";
       p.reply = Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
       return true;
     }
-    if (!before && in_memory(state_, stream)) b.hydrated.push_back(stream);
+    if (stored_none) {
+      // A new stream (an enqueue's job): its version is known, and the
+      // store need not be asked again when its first event is appended.
+      batch_versions_.try_emplace(stream, 0);
+    } else if (in_memory(state_, stream)) {
+      b.hydrated.push_back(stream);
+    }
   }
   Context ctx;
   ctx.now_ms = clock_.now_ms();
@@ -405,10 +415,11 @@ Status Engine::append_decision(const Decision& d, const std::string& actor,
     auto it = batch_versions_.find(ne.stream);
     if (it != batch_versions_.end()) {
       current = it->second;
-    } else if ((current = version_in_memory(state_, ne.stream)) != 0) {
+    } else if (const EntityStatus entity = entity_status(state_, ne.stream);
+               (current = entity.version) != 0) {
       // First touched in this batch: a finished entity coming back loses
       // the view the store keeps for it (see close_batch).
-      if (is_finished(state_, ne.stream)) {
+      if (entity.finished) {
         b.reopened.emplace(ne.stream, view_index::entries_of(state_, ne.stream));
       }
     } else {

@@ -28,7 +28,7 @@ struct Engine::Pending {
 struct Engine::Batch {
   std::deque<Pending> requests;
   AppendBatch out;
-  std::vector<std::string> touched;   // streams with events in it; sorted, unique once decided
+  std::vector<std::string> touched;  // streams with events in it; sorted, unique once decided
   // Of those, the ones finished before it touched them, with the index
   // entries of their stored views (view_index::entries_of).
   std::map<std::string, std::vector<std::string>> reopened;

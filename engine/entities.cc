@@ -32,26 +32,32 @@ bool in_memory(const State& s, std::string_view stream) {
 }
 
 uint32_t version_in_memory(const State& s, std::string_view stream) {
+  return entity_status(s, stream).version;
+}
+
+EntityStatus entity_status(const State& s, std::string_view stream) {
   auto name = parse_stream(stream);
-  if (!name) return 0;
+  if (!name) return {};
   switch (name->kind) {
     case EntityKind::kJob: {
       const auto* j = find(s.jobs.by_id, name->id);
-      return j ? j->version : 0;
+      return j ? EntityStatus{j->version, jobs::finished(*j)} : EntityStatus{};
     }
     case EntityKind::kConnector: {
       const auto* c = find(s.connectors.by_id, name->id);
-      return c ? c->version : 0;
+      return c ? EntityStatus{c->version, connectors::finished(*c)} : EntityStatus{};
     }
     case EntityKind::kHold: {
       const auto* h = find(s.holds.by_id, name->id);
-      return h ? h->version : 0;
+      return h ? EntityStatus{h->version, holds::finished(*h)} : EntityStatus{};
     }
   }
-  return 0;
+  return {};
 }
 
-Status hydrate(const EventStore& store, State& s, std::string_view stream, uint64_t until_seq) {
+Status hydrate(const EventStore& store, State& s, std::string_view stream, uint64_t until_seq,
+               bool* stored_none) {
+  if (stored_none != nullptr) *stored_none = false;
   auto name = parse_stream(stream);
   if (!name || in_memory(s, stream)) return Status::Ok();
   // Made at the first event: most streams asked for are new, and an empty
@@ -62,6 +68,7 @@ Status hydrate(const EventStore& store, State& s, std::string_view stream, uint6
     evolve(*folded, e);
     return true;
   });
+  if (st.ok() && !folded && stored_none != nullptr) *stored_none = true;
   if (!st.ok() || !folded) return st;
   State& scratch = *folded;
   std::string id(name->id);

@@ -27,12 +27,20 @@ std::optional<StreamName> parse_stream(std::string_view stream);
 bool in_memory(const State& s, std::string_view stream);
 // The entity's stream version, 0 when it is not in memory.
 uint32_t version_in_memory(const State& s, std::string_view stream);
+// Both that and is_finished() with one lookup.
+struct EntityStatus {
+  uint32_t version = 0;  // 0: not in memory
+  bool finished = false;
+};
+EntityStatus entity_status(const State& s, std::string_view stream);
 
 // Loads an entity that left memory (or, at start-up, that the snapshot did
 // not hold) by folding its stream's events with seq <= until_seq (0 = all)
 // into a scratch state and adopting the result. No-op when already in memory
-// or when the stream has no events.
-Status hydrate(const EventStore& store, State& s, std::string_view stream, uint64_t until_seq);
+// or when the stream has no events; `*stored_none` (when given) tells the
+// latter: the store was read and holds no event of the stream.
+Status hydrate(const EventStore& store, State& s, std::string_view stream, uint64_t until_seq,
+               bool* stored_none = nullptr);
 
 // True when the entity behind the stream is finished (terminal job, released
 // hold) or gone (deleted connector).

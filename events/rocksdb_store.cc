@@ -112,7 +112,7 @@ std::vector<rocksdb::ColumnFamilyDescriptor> family_descriptors() {
   return {
       {keys::kDefaultFamily, family_options(cache, Access::kPointLookups)},
       {keys::kLogFamily, family_options(cache, Access::kScans)},
-      {keys::kStreamIndexFamily, family_options(cache, Access::kScans)},
+      {keys::kStreamIndexFamily, family_options(cache, Access::kPointLookups)},
       {keys::kIdempotencyFamily, family_options(cache, Access::kPointLookups)},
       {keys::kViewsFamily, family_options(cache, Access::kPointLookups)},
       {keys::kSnapshotFamily, family_options(cache, Access::kPointLookups)},

@@ -111,6 +111,7 @@ class RocksDbStore final : public EventStore {
   // The stream index (rocksdb_store_index.cc).
   Status rebuild_open_index();
   Status read_index_covers(uint64_t* seq) const;
+  Status stream_absent(std::string_view stream, bool* absent) const;
   void stage_index_checkpoint(uint64_t covers);
   Status write_index_checkpoint();
   void publish_index();

@@ -224,6 +224,22 @@ Status RocksDbStore::write_index_checkpoint() {
 
 // ---- Reads by stream ------------------------------------------------------
 
+// REQUIRES: db_mu_ held. Whether the family has no run of `stream`, known by
+// a point lookup of its first run (a stream's runs start at version 1),
+// which the family's bloom filter answers for most absent streams without
+// reading a block; an iterator would look at every level. A damaged index
+// whose first run of a stream is gone reads as if the stream had none:
+// verify then names the stream by its last seq.
+Status RocksDbStore::stream_absent(std::string_view stream, bool* absent) const {
+  std::string key;
+  keys::stream_index_key(stream, 1, &key);
+  rocksdb::PinnableSlice value;
+  rocksdb::Status rs = db_->Get(checked_reads(), cf(kStreamIndex), slice(key), &value);
+  *absent = rs.IsNotFound();
+  if (*absent) return Status::Ok();
+  return from_rocksdb(rs, "reading the stream index of " + std::string(stream));
+}
+
 Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
                                  const EventVisitor& visit) const {
   std::shared_lock lock(db_mu_);
@@ -234,7 +250,20 @@ Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
   // part (see the top of this file).
   StreamRun open;
   std::optional<SnapshotGuard> snapshot;
+  bool in_memory = false;
   {
+    std::lock_guard index_lock(index_mu_);
+    if (const StreamRun* run = open_index_.find(stream)) {
+      open = *run;
+      in_memory = true;
+      snapshot.emplace(db_.get(), db_writable_);
+    }
+  }
+  if (!in_memory) {
+    // Most streams read this way do not exist yet (the engine asks for the
+    // stream of every job it is told to enqueue).
+    bool absent = false;
+    if (Status s = stream_absent(stream, &absent); !s.ok() || absent) return s;
     std::lock_guard index_lock(index_mu_);
     if (const StreamRun* run = open_index_.find(stream)) open = *run;
     snapshot.emplace(db_.get(), db_writable_);
@@ -307,6 +336,9 @@ Status RocksDbStore::read_stream_version(std::string_view stream, uint32_t* vers
       return Status::Ok();
     }
   }
+  *version = 0;
+  bool absent = false;
+  if (Status s = stream_absent(stream, &absent); !s.ok() || absent) return s;
   rocksdb::ReadOptions ro = checked_reads();
   std::string lower_key, upper_key;
   keys::stream_index_bounds(stream, &lower_key, &upper_key);
@@ -315,7 +347,6 @@ Status RocksDbStore::read_stream_version(std::string_view stream, uint32_t* vers
   ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kStreamIndex)));
   it->SeekToLast();
-  *version = 0;
   if (it->Valid()) {
     const StoredRun run = parse_run(*it);
     if (!run.well_formed) {

@@ -374,6 +374,23 @@ TEST_F(StoreCorruptionTest, StreamIndexMissingItsLatestEntryIsNamed) {
   EXPECT_EQ(s.seq(), last_of_c);
 }
 
+TEST_F(StoreCorruptionTest, AStreamWhoseFirstRunIsGoneReadsEmptyAndIsNamedByItsLastSeq) {
+  uint64_t last_of_b = kEvents;
+  while (event(last_of_b).stream != "job/b") --last_of_b;
+  std::string key;
+  keys::stream_index_key("job/b", 1, &key);
+  RawDb(dir.path()).remove(keys::kStreamIndexFamily, key);
+  auto store = reopen();
+  uint32_t version = 99;
+  ASSERT_TRUE(store->stream_version("job/b", &version).ok());
+  EXPECT_EQ(version, 0u);
+  VerifyReport report;
+  Status s = verify_log(*store, &report);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), last_of_b) << s.ToString();
+  EXPECT_NE(s.message().find("job/b"), std::string::npos) << s.ToString();
+}
+
 TEST_F(StoreCorruptionTest, StreamIndexEntryOfAStreamTheLogLacksIsNamed) {
   // Reading the log's streams back never meets it; the pass over the whole
   // index does.
