@@ -143,12 +143,13 @@ class RocksDbStore final : public EventStore {
   uint64_t last_seq_ = 0;  // GUARDED_BY(tail_mu_)
   Hash last_hash_{};       // GUARDED_BY(tail_mu_)
 
-  // The stream index entries of the events after index_covers_, which the
-  // stream_index family does not hold yet. Readers copy what they need
-  // under index_mu_; only the appender changes it, after a durable write.
+  // The stream index entries of the events after the last index checkpoint
+  // ("index_covers" in the default family), which the stream_index family
+  // does not hold yet, and the latest version of every active stream.
+  // Readers copy what they need under index_mu_; only the appender changes
+  // it (see open_stream_index.h).
   mutable std::mutex index_mu_;
   OpenStreamIndex open_index_;  // GUARDED_BY(index_mu_)
-  uint64_t index_covers_ = 0;   // GUARDED_BY(index_mu_)
   bool first_format_ = false;   // opened in keys::kFirstStoreFormat
 
   // Appender-only state (append() is not re-entrant): reused buffers, and
@@ -157,15 +158,13 @@ class RocksDbStore final : public EventStore {
   std::string index_key_;
   std::string index_value_;
   // The index entries of the batch being written, for open_index_ once it
-  // is durable; and whether the batch holds an index checkpoint (covering
-  // up to checkpoint_covers_).
+  // is durable; and whether the batch holds an index checkpoint.
   struct StagedIndexEntry {
     OpenStream* stream;
     uint64_t seq;
   };
   std::vector<StagedIndexEntry> staged_index_;
   bool checkpoint_staged_ = false;
-  uint64_t checkpoint_covers_ = 0;
   // The staged versions the batch changed, with their values before it.
   std::vector<std::pair<OpenStream*, uint32_t>> version_undo_;
   // A failed write leaves RocksDB refusing writes until it is resumed or

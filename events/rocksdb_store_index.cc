@@ -156,7 +156,6 @@ Status RocksDbStore::rebuild_open_index() {
   if (!problem.ok() && writable()) return problem;
   std::lock_guard lock(index_mu_);
   open_index_ = std::move(rebuilt);
-  index_covers_ = covers;
   return Status::Ok();
 }
 
@@ -186,7 +185,6 @@ void RocksDbStore::stage_index_checkpoint(uint64_t covers) {
   // Put fails only beyond WriteBatch's 4 GiB; a batch without its
   // checkpoint is still whole, and the next append tries again.
   checkpoint_staged_ = s.ok();
-  checkpoint_covers_ = covers;
   if (!s.ok()) batch_.Clear();
 }
 
@@ -195,10 +193,7 @@ void RocksDbStore::stage_index_checkpoint(uint64_t covers) {
 // versions are added (stage_event() checked that each continues its stream).
 void RocksDbStore::publish_index() {
   std::lock_guard lock(index_mu_);
-  if (checkpoint_staged_) {
-    open_index_.checkpointed();
-    index_covers_ = checkpoint_covers_;
-  }
+  if (checkpoint_staged_) open_index_.checkpointed();
   for (const StagedIndexEntry& e : staged_index_) open_index_.publish(e.stream, e.seq);
   staged_index_.clear();
   checkpoint_staged_ = false;

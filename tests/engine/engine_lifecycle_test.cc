@@ -4,6 +4,8 @@
 // answers reads and refuses writes without touching the log.
 #include <atomic>
 #include <chrono>
+#include <regex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -72,6 +74,22 @@ TEST(Shutdown, EveryRequestInFlightIsAnsweredAndEveryAcceptedOneIsKept) {
       EXPECT_EQ(version, 1u) << id;
     }
   }
+}
+
+TEST(CommandIds, EveryCommandsEventsCarryAnIdOfItsOwnOfSixteenHexDigits) {
+  EngineHarness h;
+  ASSERT_EQ(run_w1_job(h.engine(), "ids", "k", "t", nullptr), "");
+  std::set<std::string> ids;
+  const std::regex shape("c-[0-9a-f]{16}");
+  Status s = h.store().read_range(0, 0, [&](const fb::Event& e, std::string_view) {
+    const std::string id = e.command_id() ? e.command_id()->str() : "";
+    EXPECT_TRUE(std::regex_match(id, shape)) << id;
+    ids.insert(id);
+    return true;
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // One event per command in W1: as many ids as commands.
+  EXPECT_EQ(ids.size(), static_cast<size_t>(kW1CommandsPerJob));
 }
 
 TEST(ReadOnly, AReadOnlyEngineAnswersReadsAndRefusesWritesWithoutTouchingTheLog) {
