@@ -32,6 +32,27 @@ std::string where(std::string_view stream, uint32_t version) {
   return std::string(stream) + " version " + std::to_string(version);
 }
 
+// Bounds an iterator to one stream's runs: [stream 0x00, stream 0x01).
+// Lives as long as the iterator, whose options point into it.
+class StreamBounds {
+ public:
+  StreamBounds(std::string_view stream, rocksdb::ReadOptions* ro) {
+    keys::stream_index_bounds(stream, &lower_key_, &upper_key_);
+    lower = slice(lower_key_);
+    upper_ = slice(upper_key_);
+    ro->iterate_lower_bound = &lower;
+    ro->iterate_upper_bound = &upper_;
+  }
+  StreamBounds(const StreamBounds&) = delete;
+  StreamBounds& operator=(const StreamBounds&) = delete;
+
+  rocksdb::Slice lower;  // where the stream's first run is, or would be
+
+ private:
+  std::string lower_key_, upper_key_;
+  rocksdb::Slice upper_;
+};
+
 // One stored run of the stream index, split; well_formed is false when its
 // key or value cannot be parsed.
 struct StoredRun {
@@ -265,11 +286,7 @@ Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
   }
   rocksdb::ReadOptions ro = checked_reads();
   ro.snapshot = snapshot->get();
-  std::string lower_key, upper_key;
-  keys::stream_index_bounds(stream, &lower_key, &upper_key);
-  rocksdb::Slice lower = slice(lower_key), upper = slice(upper_key);
-  ro.iterate_lower_bound = &lower;
-  ro.iterate_upper_bound = &upper;
+  StreamBounds bounds(stream, &ro);
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kStreamIndex)));
   rocksdb::PinnableSlice value;
   rocksdb_store::AlignedEventBytes scratch;
@@ -285,7 +302,7 @@ Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
     ++expected;
     return s;
   };
-  for (it->Seek(lower); it->Valid() && more; it->Next()) {
+  for (it->Seek(bounds.lower); it->Valid() && more; it->Next()) {
     const StoredRun run = parse_run(*it);
     if (!run.well_formed) {
       return Status::Corruption("malformed stream index entry for " + where(stream, expected));
@@ -335,11 +352,7 @@ Status RocksDbStore::read_stream_version(std::string_view stream, uint32_t* vers
   bool absent = false;
   if (Status s = stream_absent(stream, &absent); !s.ok() || absent) return s;
   rocksdb::ReadOptions ro = checked_reads();
-  std::string lower_key, upper_key;
-  keys::stream_index_bounds(stream, &lower_key, &upper_key);
-  rocksdb::Slice lower = slice(lower_key), upper = slice(upper_key);
-  ro.iterate_lower_bound = &lower;
-  ro.iterate_upper_bound = &upper;
+  StreamBounds bounds(stream, &ro);
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kStreamIndex)));
   it->SeekToLast();
   if (it->Valid()) {
