@@ -2,7 +2,9 @@
 // size with --json, prints one JSON object with the figures of quality.md,
 // and its own correctness check passed (every job SUCCEEDED, the event
 // count as expected). No speed is asserted: the machine is shared.
+#include <algorithm>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -66,6 +68,13 @@ TEST(BenchW1, RunsEveryJobToSucceededAndReportsTheFigures) {
   EXPECT_LE(j.value("fsync_batches", 0), 40 * kW1Commands);
   EXPECT_GE(j.value("mean_batch_commands", 0.0), 1.0);
   EXPECT_GT(j.value("bytes_per_event", 0.0), 0.0);
+  // The process's CPU time per command: more than nothing, and no more than
+  // every core busy for the whole run (twice that, for the coarse clock of
+  // some kernels' CPU accounting).
+  const double cpu_us = j["figures"].value("cpu_us_per_command", 0.0);
+  const double cores = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_GT(cpu_us, 0.0);
+  EXPECT_LT(cpu_us, 2 * cores * j.value("seconds", 0.0) * 1e6 / (40 * kW1Commands));
 }
 
 TEST(BenchW1, ChainedCallersRunEveryJobToSucceededAndShareFsyncs) {
