@@ -13,6 +13,7 @@
 #include "engine/log.h"
 #include "engine/thread_name.h"
 #include "engine/view_index.h"
+#include "events/hash.h"
 #include "projections/snapshot.h"
 
 namespace runledger {
@@ -25,15 +26,16 @@ using SteadyClock = std::chrono::steady_clock;
 class RandomIds final : public IdSource {
  public:
   RandomIds() : rng_(std::random_device{}()) {}
-  // "<prefix>-<16 hex digits>", written by hand: one is made for every
-  // command, and formatting it was a percent of the sequencer's time.
+  // "<prefix>-<16 hex digits>", without fmt: one is made for every command,
+  // and formatting it was a percent of the sequencer's time.
   std::string next_id(std::string_view prefix) override {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    constexpr size_t kHexDigits = 16;
-    std::string id(prefix.size() + 1 + kHexDigits, '-');
-    prefix.copy(id.data(), prefix.size());
+    uint8_t bytes[sizeof(uint64_t)];
     uint64_t v = rng_();
-    for (size_t i = id.size(); i > prefix.size() + 1; v >>= 4) id[--i] = kDigits[v & 0xf];
+    for (size_t i = sizeof bytes; i > 0; v >>= 8) bytes[--i] = static_cast<uint8_t>(v);
+    std::string id;
+    id.reserve(prefix.size() + 1 + 2 * sizeof bytes);
+    id.append(prefix).push_back('-');
+    append_hex(bytes, sizeof bytes, &id);
     return id;
   }
 

@@ -45,12 +45,19 @@ namespace {
 constexpr char kHexDigits[] = "0123456789abcdef";
 }  // namespace
 
-std::string to_hex(const uint8_t* data, size_t n) {
-  std::string out(n * 2, '0');
+void append_hex(const uint8_t* data, size_t n, std::string* out) {
+  const size_t at = out->size();
+  out->resize(at + n * 2);
+  char* p = out->data() + at;
   for (size_t i = 0; i < n; ++i) {
-    out[2 * i] = kHexDigits[data[i] >> 4];
-    out[2 * i + 1] = kHexDigits[data[i] & 0xf];
+    p[2 * i] = kHexDigits[data[i] >> 4];
+    p[2 * i + 1] = kHexDigits[data[i] & 0xf];
   }
+}
+
+std::string to_hex(const uint8_t* data, size_t n) {
+  std::string out;
+  append_hex(data, n, &out);
   return out;
 }
 

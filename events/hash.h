@@ -13,6 +13,8 @@ using Hash = std::array<uint8_t, 32>;
 
 Hash sha256(std::string_view bytes);
 std::string to_hex(const uint8_t* data, size_t n);
+// Appends the hex of `data` to `out`, as to_hex() writes it.
+void append_hex(const uint8_t* data, size_t n, std::string* out);
 inline std::string to_hex(const Hash& h) { return to_hex(h.data(), h.size()); }
 // Hex SHA-256 of a string: how lease tokens are stored.
 inline std::string sha256_hex(std::string_view s) { return to_hex(sha256(s)); }

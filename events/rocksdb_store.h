@@ -43,7 +43,6 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -111,7 +110,9 @@ class RocksDbStore final : public EventStore {
   // The stream index (rocksdb_store_index.cc).
   Status rebuild_open_index();
   Status read_index_covers(uint64_t* seq) const;
-  Status stream_absent(std::string_view stream, bool* absent) const;
+  Status absent_from_family(std::string_view stream, bool* absent) const;
+  Status absent_from_memory_and_family(std::string_view stream, bool* absent) const;
+  Status stored_stream_version(std::string_view stream, uint32_t* version) const;
   void stage_index_checkpoint(uint64_t covers);
   Status write_index_checkpoint();
   void publish_index();

@@ -172,14 +172,14 @@ Status RocksDbStore::stage_side_records(const AppendBatch& batch) {
   return from_rocksdb(s, "staging the side records");
 }
 
-// The stream's entry in open_index_, made from the stream index on disk when
-// it has none. What that reads is true of the disk whatever happens to the
-// batch, so only the staged versions need undoing.
+// The stream's entry in open_index_, made from the family when it has none.
+// What that reads is true of the disk whatever happens to the batch, so
+// only the staged versions need undoing.
 Status RocksDbStore::open_stream(const std::string& stream, OpenStream** out) {
   *out = open_index_.find_open(stream);
   if (*out != nullptr) return Status::Ok();
   uint32_t stored = 0;
-  if (Status s = read_stream_version(stream, &stored); !s.ok()) return s;
+  if (Status s = stored_stream_version(stream, &stored); !s.ok()) return s;
   std::lock_guard lock(index_mu_);
   *out = open_index_.insert(stream, stored);
   return Status::Ok();

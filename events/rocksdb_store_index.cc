@@ -246,7 +246,7 @@ Status RocksDbStore::write_index_checkpoint() {
 // reading a block; an iterator would look at every level. A damaged index
 // whose first run of a stream is gone reads as if the stream had none:
 // verify then names the stream by its last seq.
-Status RocksDbStore::stream_absent(std::string_view stream, bool* absent) const {
+Status RocksDbStore::absent_from_family(std::string_view stream, bool* absent) const {
   std::string key;
   keys::stream_index_key(stream, 1, &key);
   rocksdb::PinnableSlice value;
@@ -254,6 +254,17 @@ Status RocksDbStore::stream_absent(std::string_view stream, bool* absent) const 
   *absent = rs.IsNotFound();
   if (*absent) return Status::Ok();
   return from_rocksdb(rs, "reading the stream index of " + std::string(stream));
+}
+
+// REQUIRES: db_mu_ held. True when neither memory nor the family has a
+// version of `stream`.
+Status RocksDbStore::absent_from_memory_and_family(std::string_view stream, bool* absent) const {
+  {
+    std::lock_guard index_lock(index_mu_);
+    *absent = open_index_.find(stream) == nullptr;
+  }
+  if (!*absent) return Status::Ok();
+  return absent_from_family(stream, absent);
 }
 
 Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
@@ -264,22 +275,14 @@ Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
   // One snapshot for the index and the log: an append in between cannot show
   // an index entry without its event. Taken with the copy of the memory
   // part (see the top of this file).
+  // Most streams read this way do not exist yet (the engine asks for the
+  // stream of every job it is told to enqueue): settled without a snapshot
+  // or an iterator.
+  bool absent = false;
+  if (Status s = absent_from_memory_and_family(stream, &absent); !s.ok() || absent) return s;
   StreamRun open;
   std::optional<SnapshotGuard> snapshot;
-  bool in_memory = false;
   {
-    std::lock_guard index_lock(index_mu_);
-    if (const StreamRun* run = open_index_.find(stream)) {
-      open = *run;
-      in_memory = true;
-      snapshot.emplace(db_.get(), db_writable_);
-    }
-  }
-  if (!in_memory) {
-    // Most streams read this way do not exist yet (the engine asks for the
-    // stream of every job it is told to enqueue).
-    bool absent = false;
-    if (Status s = stream_absent(stream, &absent); !s.ok() || absent) return s;
     std::lock_guard index_lock(index_mu_);
     if (const StreamRun* run = open_index_.find(stream)) open = *run;
     snapshot.emplace(db_.get(), db_writable_);
@@ -348,9 +351,14 @@ Status RocksDbStore::read_stream_version(std::string_view stream, uint32_t* vers
       return Status::Ok();
     }
   }
+  return stored_stream_version(stream, version);
+}
+
+// REQUIRES: db_mu_ held. The latest version the family holds of `stream`.
+Status RocksDbStore::stored_stream_version(std::string_view stream, uint32_t* version) const {
   *version = 0;
   bool absent = false;
-  if (Status s = stream_absent(stream, &absent); !s.ok() || absent) return s;
+  if (Status s = absent_from_family(stream, &absent); !s.ok() || absent) return s;
   rocksdb::ReadOptions ro = checked_reads();
   StreamBounds bounds(stream, &ro);
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kStreamIndex)));

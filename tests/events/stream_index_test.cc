@@ -30,8 +30,15 @@ StoreOptions checkpoint_every(size_t events) {
 // The seqs of each stream's versions, as the appends gave them.
 using Expected = std::map<std::string, std::vector<uint64_t>>;
 
-void note(const AppendBatch& b, Expected* expected) {
-  for (const auto& e : b.events) (*expected)[e.stream].push_back(e.seq);
+// Appends `batches` batches of `events` events over kStreams, noting in
+// `expected` the seq of every version.
+void append_batches(EventStore& store, LogBuilder& log, Expected* expected, int batches,
+                    size_t events) {
+  for (int i = 0; i < batches; ++i) {
+    AppendBatch b = log.batch(kStreams, events);
+    for (const auto& e : b.events) (*expected)[e.stream].push_back(e.seq);
+    ASSERT_TRUE(store.append(b).ok());
+  }
 }
 
 // Every stream reads back whole and in order, up to a seq too, and its
@@ -108,9 +115,7 @@ TEST(StreamIndex, VersionsInRunsAndInMemoryReadAsOneStream) {
   // Batches of 1 to 5 events: checkpoints land before, inside and after
   // the runs of every stream.
   for (size_t i = 0; i < 30; ++i) {
-    AppendBatch b = log.batch(kStreams, 1 + i % 5);
-    note(b, &expected);
-    ASSERT_TRUE(store->append(b).ok());
+    ASSERT_NO_FATAL_FAILURE(append_batches(*store, log, &expected, 1, 1 + i % 5));
     if (i % 4 == 3) expect_index_whole(*store, expected);
   }
   expect_index_whole(*store, expected);
@@ -122,11 +127,7 @@ TEST(StreamIndex, ACheckpointWritesARunPerStreamAndACleanCloseLeavesNothingInMem
   Expected expected;
   {
     auto store = open_store(dir.path(), checkpoint_every(8));
-    for (int i = 0; i < 3; ++i) {
-      AppendBatch b = log.batch(kStreams, 4);
-      note(b, &expected);
-      ASSERT_TRUE(store->append(b).ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(append_batches(*store, log, &expected, 3, 4));
     // 12 events: the third append found 8 in memory and carried their
     // checkpoint.
   }
@@ -155,11 +156,7 @@ TEST(StreamIndex, AnOpenAfterACrashIndexesTheLogAfterTheLastCheckpoint) {
   LogBuilder log;
   Expected expected;
   auto store = open_store(dir.path(), checkpoint_every(10));
-  for (int i = 0; i < 6; ++i) {
-    AppendBatch b = log.batch(kStreams, 3);
-    note(b, &expected);
-    ASSERT_TRUE(store->append(b).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(append_batches(*store, log, &expected, 6, 3));
   // What a crash leaves: the folder as it is while the store has it open
   // (every append synced, no close).
   std::filesystem::copy(dir.path(), crashed.path(), std::filesystem::copy_options::recursive);
@@ -171,9 +168,7 @@ TEST(StreamIndex, AnOpenAfterACrashIndexesTheLogAfterTheLastCheckpoint) {
   auto writable = open_store(crashed.path(), checkpoint_every(10));
   expect_index_whole(*writable, expected);
   // It goes on: versions continue where the log left them.
-  AppendBatch b = log.batch(kStreams, 8);
-  note(b, &expected);
-  ASSERT_TRUE(writable->append(b).ok());
+  ASSERT_NO_FATAL_FAILURE(append_batches(*writable, log, &expected, 1, 8));
   expect_index_whole(*writable, expected);
 }
 
@@ -182,16 +177,10 @@ TEST(StreamIndex, ASecondaryFollowsThePrimaryAcrossItsCheckpoints) {
   auto primary = open_store(dir.path(), checkpoint_every(5));
   LogBuilder log;
   Expected expected;
-  AppendBatch first = log.batch(kStreams, 3);
-  note(first, &expected);
-  ASSERT_TRUE(primary->append(first).ok());
+  ASSERT_NO_FATAL_FAILURE(append_batches(*primary, log, &expected, 1, 3));
   auto secondary = open_store(dir.path(), secondary_mode(scratch.path()));
   expect_index_whole(*secondary, expected);
-  for (int i = 0; i < 4; ++i) {
-    AppendBatch b = log.batch(kStreams, 3);
-    note(b, &expected);
-    ASSERT_TRUE(primary->append(b).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(append_batches(*primary, log, &expected, 4, 3));
   ASSERT_TRUE(secondary->refresh().ok());
   EXPECT_EQ(secondary->last_seq(), 15u);
   expect_index_whole(*secondary, expected);
@@ -203,11 +192,7 @@ TEST(StreamIndex, AStoreOfTheFirstFormatIsReadAndThenUpgradedByAWritableOpen) {
   Expected expected;
   {
     auto store = open_store(dir.path());
-    for (int i = 0; i < 3; ++i) {
-      AppendBatch b = log.batch(kStreams, 5);
-      note(b, &expected);
-      ASSERT_TRUE(store->append(b).ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(append_batches(*store, log, &expected, 3, 5));
   }
   // Rewritten as the first format wrote it: an entry per event, no
   // index_covers, the old format name.
@@ -236,11 +221,7 @@ TEST(StreamIndex, AStoreOfTheFirstFormatIsReadAndThenUpgradedByAWritableOpen) {
   {
     auto writable = open_store(dir.path(), checkpoint_every(4));
     expect_index_whole(*writable, expected);
-    for (int i = 0; i < 2; ++i) {
-      AppendBatch b = log.batch(kStreams, 3);
-      note(b, &expected);
-      ASSERT_TRUE(writable->append(b).ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(append_batches(*writable, log, &expected, 2, 3));
     expect_index_whole(*writable, expected);
   }
   EXPECT_EQ(RawDb(dir.path()).get(keys::kDefaultFamily, keys::kFormatKey), keys::kStoreFormat);
