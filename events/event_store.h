@@ -137,6 +137,12 @@ class EventStore {
   // write-ahead log, and the events of that record and of any after it in
   // its block are missing. Then the kCorruption that a writable open met.
   virtual Status open_damage() const { return Status::Ok(); }
+  // OK unless a reading store opened past a damaged index checkpoint record
+  // (index_covers malformed, or past the end of the log), which a writable
+  // open refuses: then that kCorruption. Its stream reads stay whole: they
+  // index from the log in memory what the record no longer says is in the
+  // family (all of it when the record is malformed).
+  virtual Status index_damage() const { return Status::Ok(); }
 };
 
 // Opens (or creates) the embedded RocksDB store in `dir`.

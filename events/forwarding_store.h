@@ -55,6 +55,7 @@ class ForwardingStore : public EventStore {
   Status refresh() override { return inner_->refresh(); }
   Status verify_log_checksums() const override { return inner_->verify_log_checksums(); }
   Status open_damage() const override { return inner_->open_damage(); }
+  Status index_damage() const override { return inner_->index_damage(); }
 
   EventStore& inner() { return *inner_; }
 

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace runledger {
 namespace {
@@ -211,6 +213,9 @@ struct IndexScan {
   bool matches = true;
   uint64_t matched = 0;               // streams whose entries match the walk
   std::optional<Status> unexplained;  // a difference reading streams back cannot see
+  // Entries after `until`: events appended since the walk began, unless the
+  // log does not hold them.
+  std::vector<std::pair<std::string, uint64_t>> after_until;
 };
 
 // The fast check: one pass over the stream index in key order, comparing each
@@ -262,7 +267,10 @@ Status scan_index(const EventStore& store, StreamTips& streams, uint64_t until,
       run = IndexRun{std::string(e.stream), 0, 0, true, 0};
       in_run = true;
     }
-    if (e.seq > until) return true;
+    if (e.seq > until) {
+      out->after_until.emplace_back(e.stream, e.seq);
+      return true;
+    }
     if (e.version != run.versions + 1) run.in_order = false;
     if (run.versions == 0) run.first_seq = e.seq;
     ++run.versions;
@@ -271,7 +279,25 @@ Status scan_index(const EventStore& store, StreamTips& streams, uint64_t until,
   });
   close_run();
   if (out->matched != streams.size()) out->matches = false;
-  return s;
+  if (!s.ok()) return s;
+  // After the scan, whose lock a read may not take again. The store indexes
+  // an event only once it is written, so an entry whose event the log does
+  // not hold points past its end.
+  std::string bytes;
+  for (const auto& [stream, seq] : out->after_until) {
+    Status r = store.read_event(seq, &bytes);
+    if (r.code() == Status::Code::kNotFound) {
+      out->matches = false;
+      if (!out->unexplained) {
+        out->unexplained = Status::Corruption("the stream index of " + stream + " points at " +
+                                                  seq_text(seq) + ", past the end of the log",
+                                              seq);
+      }
+      break;
+    }
+    if (!r.ok()) return r;
+  }
+  return Status::Ok();
 }
 
 // The fast check, and the slow one only when the fast one finds a difference
@@ -344,7 +370,12 @@ Status verify_log(const EventStore& store, VerifyReport* report, const VerifyPro
     return Status::Corruption("the store's last hash is not the hash of its last event", until);
   }
   if (Status lost = damage_after(store, until); !lost.ok()) return lost;
-  return check_stream_index(store, walk.streams(), until, progress);
+  if (Status index = check_stream_index(store, walk.streams(), until, progress); !index.ok()) {
+    return index;
+  }
+  // The index reads whole, yet a writable open would refuse its checkpoint
+  // record: verify must not pass a store the server cannot start on.
+  return store.index_damage();
 }
 
 }  // namespace runledger

@@ -88,6 +88,7 @@ class RocksDbStore final : public EventStore {
   Status refresh() override;
   Status verify_log_checksums() const override;
   Status open_damage() const override { return open_damage_; }
+  Status index_damage() const override;
 
  private:
   friend Status open_rocksdb_store(const std::string& dir, const StoreOptions& options,
@@ -151,6 +152,7 @@ class RocksDbStore final : public EventStore {
   // it (see open_stream_index.h).
   mutable std::mutex index_mu_;
   OpenStreamIndex open_index_;  // GUARDED_BY(index_mu_)
+  Status index_damage_;         // GUARDED_BY(index_mu_): see index_damage()
   bool first_format_ = false;   // opened in keys::kFirstStoreFormat
 
   // Appender-only state (append() is not re-entrant): reused buffers, and

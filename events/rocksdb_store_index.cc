@@ -127,19 +127,22 @@ Status RocksDbStore::read_index_covers(uint64_t* seq) const {
 // it indexed before the damage, which verify then names.
 Status RocksDbStore::rebuild_open_index() {
   uint64_t covers = 0;
+  // What a writable open refuses in index_covers: a reading one goes on, and
+  // keeps the finding for verify (index_damage()).
+  Status damage;
   Status s = read_index_covers(&covers);
   if (!s.ok()) {
     if (writable() || s.code() != Status::Code::kCorruption) return s;
+    damage = s;
     covers = 0;  // read everything from the log instead
   }
   const uint64_t last = last_seq();
   if (covers > last) {
-    if (writable()) {
-      return Status::Corruption("the stream index covers up to seq " + std::to_string(covers) +
+    damage = Status::Corruption("the stream index covers up to seq " + std::to_string(covers) +
                                     ", past the end of the log at seq " + std::to_string(last),
                                 last + 1);
-    }
-    covers = last;
+    if (writable()) return damage;
+    covers = last;  // take the family for what it holds
   }
   OpenStreamIndex rebuilt;
   rocksdb::ReadOptions ro = checked_reads();
@@ -177,7 +180,13 @@ Status RocksDbStore::rebuild_open_index() {
   if (!problem.ok() && writable()) return problem;
   std::lock_guard lock(index_mu_);
   open_index_ = std::move(rebuilt);
+  index_damage_ = std::move(damage);
   return Status::Ok();
+}
+
+Status RocksDbStore::index_damage() const {
+  std::lock_guard lock(index_mu_);
+  return index_damage_;
 }
 
 // Appender only. Adds to batch_ a run per stream of the memory part and

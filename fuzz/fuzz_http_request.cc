@@ -9,7 +9,7 @@
 //   - the events a request appended carry the caller as their actor (the
 //     token's name when authenticated);
 //   - a reader token only ever reaches GET routes, a worker token only the
-//     worker calls (auth.cc judges the raw path; the router decodes it).
+//     worker calls (auth.cc and the router read the same decoded segments).
 // The engine lives across inputs (opening one costs far more than a run) and
 // is replaced every kCallsPerEngine calls: its log stays short, so reads of
 // the whole log (GET /v1/events?limit=10000) stay fast.
@@ -25,6 +25,7 @@
 #include "events/event_codec.h"
 #include "fuzz/api_under_test.h"
 #include "fuzz/request_text.h"
+#include "http/path_segments.h"
 #include "http/router.h"
 
 namespace runledger::fuzz {

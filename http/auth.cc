@@ -1,9 +1,12 @@
 #include "http/auth.h"
 
+#include <algorithm>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 #include "events/hash.h"
+#include "http/path_segments.h"
 
 namespace runledger::http {
 namespace {
@@ -15,23 +18,26 @@ std::optional<Role> parse_role(std::string_view s) {
   return std::nullopt;
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+bool one_of(std::string_view s, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), s) != names.end();
 }
 
-// The calls a worker makes: the job worker protocol and the sync loop's reports.
-bool worker_call(std::string_view path) {
-  if (path == "/v1/jobs/claim") return true;
-  if (path.rfind("/v1/jobs/", 0) == 0) {
-    for (auto s : {"/heartbeat", "/release", "/start", "/done", "/failed", "/cancel-ack",
-                   "/outcome-unknown", "/reattach"}) {
-      if (ends_with(path, s)) return true;
+// The calls a worker makes: the job worker protocol and the sync loop's
+// reports. Matched on the decoded segments, as the router matches them, so
+// that a percent-encoded or doubled slash reaches neither more nor less than
+// the route it names.
+bool worker_call(const std::vector<std::string>& p) {
+  if (p.size() < 3 || p[0] != "v1") return false;
+  if (p[1] == "jobs") {
+    if (p.size() == 3) return p[2] == "claim";
+    if (p.size() == 4) {
+      return one_of(p[3],
+                    {"heartbeat", "release", "start", "cancel-ack", "outcome-unknown", "reattach"});
     }
-    return false;
+    return p.size() == 6 && p[3] == "steps" && one_of(p[5], {"start", "done", "failed"});
   }
-  if (path.rfind("/v1/connectors/", 0) == 0 && path.find("/syncs/") != std::string_view::npos) {
-    return ends_with(path, "/progress") || ends_with(path, "/succeeded") ||
-           ends_with(path, "/failed");
+  if (p[1] == "connectors") {
+    return p.size() == 6 && p[3] == "syncs" && one_of(p[5], {"progress", "succeeded", "failed"});
   }
   return false;
 }
@@ -80,7 +86,7 @@ bool allowed(Role role, std::string_view method, std::string_view path) {
     case Role::kReader:
       return false;
     case Role::kWorker:
-      return worker_call(path);
+      return worker_call(split_path(path));
     case Role::kOperator:
       return true;
   }

@@ -68,8 +68,4 @@ class Router {
   std::vector<Route> routes_;
 };
 
-// Splits "/a/b/c" into {"a","b","c"} (percent-decoding each segment).
-std::vector<std::string> split_path(std::string_view path);
-std::string percent_decode(std::string_view s);
-
 }  // namespace runledger::http

@@ -336,6 +336,27 @@ TEST_F(StoreCorruptionTest, OnlyTheStreamsWhoseIndexDiffersAreReadBack) {
   EXPECT_EQ(recorder.streams_read, std::vector<std::string>{"job/b"});
 }
 
+TEST_F(StoreCorruptionTest, AnIndexEntryPastTheEndOfTheLogIsNamed) {
+  // A run of one more job/a version, at a seq the log never reached. Nothing
+  // can have appended it since verify began: the store is read-only.
+  uint32_t last_of_a = 0;
+  for (const auto& e : events) {
+    if (e.stream == "job/a") last_of_a = e.stream_version;
+  }
+  std::string key;
+  keys::stream_index_key("job/a", last_of_a + 1, &key);
+  std::string run;
+  const uint64_t past_the_end = kEvents + 3;
+  keys::append_stream_index_run(&past_the_end, 1, &run);
+  RawDb(dir.path()).put(keys::kStreamIndexFamily, key, run);
+  Status s = verify();
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_EQ(s.seq(), past_the_end) << s.ToString();
+  EXPECT_NE(s.message().find("stream index of job/a points at seq 23, past the end of the log"),
+            std::string::npos)
+      << s.ToString();
+}
+
 TEST_F(StoreCorruptionTest, AStreamWhoseIndexIsSplitInTwoRunsIsReadBack) {
   // job/a's entries all match, then comes a key of a stream named
   // "job/a\0<its last version>Z" (pointing past the log's end, so the scan
@@ -441,6 +462,23 @@ TEST_F(StoreCorruptionTest, OverlappingRunsOfAStreamAreNamed) {
   EXPECT_EQ(s.seq(), 2u) << s.ToString();
 }
 
+// Every stream of the fixture reads back whole, in version order.
+void expect_streams_whole(const EventStore& store, const std::vector<EncodedEvent>& events) {
+  for (const std::string stream : {"job/a", "job/b", "connector/c"}) {
+    std::vector<uint64_t> want;
+    for (const auto& e : events) {
+      if (e.stream == stream) want.push_back(e.seq);
+    }
+    std::vector<uint64_t> got;
+    Status s = store.read_stream(stream, 0, [&](const fb::Event& e, std::string_view) {
+      got.push_back(e.seq());
+      return true;
+    });
+    EXPECT_TRUE(s.ok()) << stream << ": " << s.ToString();
+    EXPECT_EQ(got, want) << stream;
+  }
+}
+
 TEST_F(StoreCorruptionTest, AnIndexCheckpointPastTheEndOfTheLogIsRefusedByAWritableOpen) {
   std::string covers(keys::kSeqBytes, '\0');
   keys::put_be64(kEvents + 5, covers.data());
@@ -449,11 +487,33 @@ TEST_F(StoreCorruptionTest, AnIndexCheckpointPastTheEndOfTheLogIsRefusedByAWrita
   Status s = open_rocksdb_store(dir.path(), {}, &writable);
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
   EXPECT_NE(s.message().find("index covers up to seq 25"), std::string::npos) << s.ToString();
-  // Reading opens it, taking the family for what it holds.
+  // Reading opens it, taking the family for what it holds,
   auto ro = reopen();
   EXPECT_EQ(ro->last_seq(), kEvents);
+  expect_streams_whole(*ro, events);
+  // and verify names what the server would refuse to start on.
   VerifyReport report;
-  EXPECT_TRUE(verify_log(*ro, &report).ok());
+  Status v = verify_log(*ro, &report);
+  EXPECT_EQ(v.code(), Code::kCorruption) << v.ToString();
+  EXPECT_EQ(v.seq(), kEvents + 1) << v.ToString();
+  EXPECT_NE(v.message().find("index covers up to seq 25"), std::string::npos) << v.ToString();
+}
+
+TEST_F(StoreCorruptionTest, AMalformedIndexCheckpointIsNamedAndReadsIndexTheWholeLog) {
+  RawDb(dir.path()).put(keys::kDefaultFamily, keys::kIndexCoversKey, "bad");
+  std::unique_ptr<EventStore> writable;
+  Status s = open_rocksdb_store(dir.path(), {}, &writable);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_NE(s.message().find("index_covers record is malformed"), std::string::npos)
+      << s.ToString();
+  auto ro = reopen();
+  expect_streams_whole(*ro, events);
+  VerifyReport report;
+  Status v = verify_log(*ro, &report);
+  EXPECT_EQ(v.code(), Code::kCorruption) << v.ToString();
+  EXPECT_NE(v.message().find("index_covers record is malformed"), std::string::npos)
+      << v.ToString();
+  EXPECT_EQ(report.events, kEvents);
 }
 
 TEST_F(StoreCorruptionTest, WritableOpenRefusesALogWhoseLastEventIsDamaged) {

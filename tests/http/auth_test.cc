@@ -88,6 +88,41 @@ TEST_F(AuthTest, AnUnknownTokenOrAnotherSchemeIs401) {
 
 TEST_F(AuthTest, HealthAnswersWithoutAToken) { EXPECT_EQ(client().get("/v1/health").status, 200); }
 
+TEST_F(AuthTest, HealthAnswersWithoutATokenHoweverItsPathIsSpelled) {
+  EXPECT_EQ(client().get("/v1/%68ealth").status, 200);
+  EXPECT_EQ(client().get("//v1//health").status, 200);
+  // Another method on it is refused for what it is, not for the token.
+  EXPECT_TRUE(IsError(client().del("/v1/%68ealth"), 405, "method_not_allowed"));
+  // Other paths still need one.
+  EXPECT_TRUE(IsError(client().get("/v1/%68ealth/x"), 401, "unauthorized"));
+}
+
+// The role check reads the path as the router does: a worker reaches the
+// worker calls however they are spelled, and nothing else.
+TEST_F(AuthTest, AWorkerIsJudgedByTheRouteItsPathNamesNotByItsSpelling) {
+  ASSERT_TRUE(IsStatus(client().post("/v1/jobs", {{"id", "j1"}, {"kind", "k"}, {"target", "t"}},
+                                     bearer(kOperatorToken)),
+                       201));
+  const size_t before = event_count();
+  // The cancel route, spelled three ways: refused each time.
+  for (const char* path : {"/v1/jobs/j1/cancel", "/v1/jobs/j1/%63ancel", "/v1//jobs/j1/cancel/"}) {
+    EXPECT_TRUE(
+        IsError(client().post(path, json::object(), bearer(kWorkerToken)), 403, "forbidden"))
+        << path;
+  }
+  EXPECT_EQ(event_count(), before);
+  // The claim route, spelled with an encoded letter and a doubled slash:
+  // allowed, and it leases the job.
+  ApiReply claimed = client().post("/v1//jobs/%63laim", {{"worker", "w"}}, bearer(kWorkerToken));
+  ASSERT_TRUE(IsStatus(claimed, 200));
+  // The start route, its last letter encoded: allowed too.
+  EXPECT_TRUE(IsStatus(
+      client().post("/v1/jobs/j1/star%74", {{"lease_token", claimed.json.value("lease_token", "")}},
+                    bearer(kWorkerToken)),
+      200));
+  EXPECT_EQ(last_event(), std::make_pair(std::string("JobStarted"), std::string("loader-7")));
+}
+
 TEST_F(AuthTest, AReaderMayReadButNotWrite) {
   ASSERT_TRUE(IsStatus(client().get("/v1/jobs", bearer(kReaderToken)), 200));
   const size_t before = event_count();
