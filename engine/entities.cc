@@ -93,28 +93,15 @@ Status hydrate(const EventStore& store, State& s, std::string_view stream, uint6
 }
 
 bool is_finished(const State& s, std::string_view stream) {
-  auto name = parse_stream(stream);
-  if (!name) return false;
-  switch (name->kind) {
-    case EntityKind::kJob: {
-      const auto* j = find(s.jobs.by_id, name->id);
-      return j == nullptr || jobs::finished(*j);
-    }
-    case EntityKind::kConnector: {
-      const auto* c = find(s.connectors.by_id, name->id);
-      return c == nullptr || connectors::finished(*c);
-    }
-    case EntityKind::kHold: {
-      const auto* h = find(s.holds.by_id, name->id);
-      return h == nullptr || holds::finished(*h);
-    }
-  }
-  return false;
+  if (!parse_stream(stream)) return false;
+  const EntityStatus entity = entity_status(s, stream);
+  return entity.version == 0 || entity.finished;  // gone from memory, or finished in it
 }
 
 void evict_if_finished(State& s, std::string_view stream) {
   auto name = parse_stream(stream);
-  if (!name || !in_memory(s, stream) || !is_finished(s, stream)) return;
+  const EntityStatus entity = entity_status(s, stream);
+  if (!name || entity.version == 0 || !entity.finished) return;
   std::string id(name->id);
   switch (name->kind) {
     case EntityKind::kJob:

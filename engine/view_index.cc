@@ -169,7 +169,8 @@ std::string prefix(Field field, std::string_view value) {
 std::vector<std::string> entries_of(const State& s, std::string_view stream) {
   std::vector<std::string> keys;
   auto name = parse_stream(stream);
-  if (!name || !in_memory(s, stream) || !is_finished(s, stream)) return keys;
+  const EntityStatus entity = entity_status(s, stream);
+  if (!name || entity.version == 0 || !entity.finished) return keys;
   switch (name->kind) {
     case EntityKind::kJob: {
       const jobs::Job& j = s.jobs.by_id.find(name->id)->second;

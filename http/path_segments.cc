@@ -24,17 +24,8 @@ std::string percent_decode(std::string_view s) {
 
 std::vector<std::string> split_path(std::string_view path) {
   std::vector<std::string> out;
-  size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '/') {
-      ++i;
-      continue;
-    }
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    out.push_back(percent_decode(path.substr(i, j - i)));
-    i = j;
-  }
+  for_each_segment(path,
+                   [&out](std::string_view segment) { out.push_back(percent_decode(segment)); });
   return out;
 }
 

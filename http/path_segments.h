@@ -10,6 +10,23 @@
 
 namespace runledger::http {
 
+// Calls `visit` with each segment of `path` as written (not decoded), in
+// order; empty segments ("//") are skipped.
+template <typename Visit>
+void for_each_segment(std::string_view path, Visit&& visit) {
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '/') {
+      ++i;
+      continue;
+    }
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    visit(path.substr(i, j - i));
+    i = j;
+  }
+}
+
 // Splits "/a/b/c" into {"a","b","c"}, percent-decoding each segment; empty
 // segments ("//") are skipped, and an encoded "/" (%2F) stays inside its
 // segment.

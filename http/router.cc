@@ -30,19 +30,11 @@ Router::Route& Router::add_route(std::string method, std::string pattern, Handle
   Route r;
   r.may_block = may_block;
   r.method = std::move(method);
-  size_t i = 0;
-  std::string_view p = pattern;
-  while (i < p.size()) {
-    if (p[i] == '/') {
-      ++i;
-      continue;
-    }
-    size_t j = p.find('/', i);
-    if (j == std::string_view::npos) j = p.size();
-    r.segments.emplace_back(p.substr(i, j - i));
-    if (r.segments.back().front() != '{') ++r.literals;
-    i = j;
-  }
+  // Split as request paths are, but not decoded: a pattern is written plain.
+  for_each_segment(pattern, [&r](std::string_view segment) {
+    r.segments.emplace_back(segment);
+    if (segment.front() != '{') ++r.literals;
+  });
   r.handler = std::move(handler);
   // More literal segments first, so fixed paths beat placeholders: the new
   // route goes after every route with as many literals or more.
