@@ -1,14 +1,7 @@
 // wait_with_progress(): see progress_wait.h.
 #include "bench/progress_wait.h"
 
-#include <chrono>
-
 namespace runledger::bench {
-namespace {
-
-constexpr auto kProgressInterval = std::chrono::milliseconds(200);
-
-}  // namespace
 
 void wait_with_progress(std::vector<std::thread>& threads, const std::atomic<uint64_t>& done,
                         uint64_t total, const std::atomic<bool>& stop, const ProgressFn& progress,

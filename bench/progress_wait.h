@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string_view>
 #include <thread>
@@ -13,6 +14,9 @@
 #include "bench/bench.h"
 
 namespace runledger::bench {
+
+// How often a running workload reports how far it got.
+inline constexpr std::chrono::milliseconds kProgressInterval{200};
 
 void wait_with_progress(std::vector<std::thread>& threads, const std::atomic<uint64_t>& done,
                         uint64_t total, const std::atomic<bool>& stop, const ProgressFn& progress,

@@ -7,17 +7,17 @@
 #include <memory>
 #include <mutex>
 
+#include "bench/progress_wait.h"
+
 namespace runledger::bench {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-constexpr auto kProgressInterval = std::chrono::milliseconds(200);
-
 // What all chains share. Chains run on the engine's writer thread (and, for
 // their first command, on the thread that starts them).
-struct Run {
-  Run(Engine& e, const W1Plan& p) : engine(e), plan(p) {}
+struct ChainRun {
+  ChainRun(Engine& e, const W1Plan& p) : engine(e), plan(p) {}
 
   Engine& engine;
   const W1Plan& plan;
@@ -35,7 +35,7 @@ struct Run {
 // time, so it needs no lock of its own.
 class Chain {
  public:
-  Chain(Run& run, size_t index) : run_(run), index_(index) {}
+  Chain(ChainRun& run, size_t index) : run_(run), index_(index) {}
 
   void start_next_job() {
     uint64_t n = run_.next_job.fetch_add(1);
@@ -91,7 +91,7 @@ class Chain {
     run_.cv.notify_all();
   }
 
-  Run& run_;
+  ChainRun& run_;
   const size_t index_;
   uint64_t k_ = 0;
   std::vector<W1Step> steps_;
@@ -103,7 +103,7 @@ class Chain {
 
 W1Outcome drive_w1_chained(Engine& engine, const W1Plan& plan, const ProgressFn& progress,
                            std::string_view phase) {
-  Run run(engine, plan);
+  ChainRun run(engine, plan);
   std::vector<std::unique_ptr<Chain>> chains;
   chains.reserve(plan.callers);
   for (size_t c = 0; c < plan.callers; ++c) chains.push_back(std::make_unique<Chain>(run, c));

@@ -87,8 +87,8 @@ bool parse_reply_head(std::string_view head, int* status, size_t* content_length
 }
 
 // What the connections of one run share.
-struct Run {
-  explicit Run(const W1Plan& p) : plan(p) {}
+struct HttpRun {
+  explicit HttpRun(const W1Plan& p) : plan(p) {}
 
   void fail(std::string what) {
     stop = true;  // a broken run is not worth timing further
@@ -109,7 +109,7 @@ struct Run {
 // needs no lock of its own.
 class ClientConnection {
  public:
-  ClientConnection(asio::io_context& io, Run& run, size_t index, std::string host_field)
+  ClientConnection(asio::io_context& io, HttpRun& run, size_t index, std::string host_field)
       : socket_(io), timer_(io), run_(run), index_(index), host_field_(std::move(host_field)) {}
 
   void start(const tcp::resolver::results_type& server) {
@@ -271,7 +271,7 @@ class ClientConnection {
 
   tcp::socket socket_;
   asio::steady_timer timer_;
-  Run& run_;
+  HttpRun& run_;
   const size_t index_;
   const std::string host_field_;
   const std::vector<std::string> plan_ = jobs::Enqueue{}.plan;
@@ -319,7 +319,7 @@ W1Outcome drive_w1_http(const std::string& url, const W1Plan& plan, size_t clien
     out.failures.push_back("resolving " + url + ": " + e.what());
     return out;
   }
-  Run run(plan);
+  HttpRun run(plan);
   std::vector<std::unique_ptr<ClientConnection>> clients;
   const std::string host_field = host + ":" + port;
   for (size_t c = 0; c < plan.callers; ++c) {

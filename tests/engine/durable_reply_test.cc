@@ -15,9 +15,9 @@
 namespace runledger::testing {
 namespace {
 
-constexpr int kThreads = 16;
-constexpr int kCommandsPerThread = 10;
-constexpr auto kAppendDelay = std::chrono::milliseconds(2);
+constexpr int kCallers = 16;
+constexpr int kCommandsPerCaller = 10;
+constexpr auto kSlowAppend = std::chrono::milliseconds(2);
 
 // What one request saw: the seq its render showed, how much of the log was
 // durable while it rendered, and how much when its reply came back.
@@ -44,15 +44,15 @@ Sighting watched(EngineHarness& h, std::optional<Command> c) {
 TEST(DurableBeforeReply, NoReplyOrReadOvertakesTheAppendThatHoldsItsEvents) {
   // Given an engine on a slow disk
   EngineHarness h;
-  h.store().set_append_delay(kAppendDelay);
+  h.store().set_append_delay(kSlowAppend);
   std::mutex mu;
   std::vector<Sighting> writes, reads;
 
   // When threads send writes and reads at the same time
   std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
+  for (int t = 0; t < kCallers; ++t) {
     threads.emplace_back([&, t] {
-      for (int i = 0; i < kCommandsPerThread; ++i) {
+      for (int i = 0; i < kCommandsPerCaller; ++i) {
         std::string id = "job-" + std::to_string(t) + "-" + std::to_string(i);
         Sighting w = watched(h, Command(enqueue_command(id, "k", "t-" + id)));
         Sighting r = watched(h, std::nullopt);

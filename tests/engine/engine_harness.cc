@@ -5,7 +5,9 @@
 #include <stdexcept>
 
 #include "engine/idempotency.h"
+#include "engine/state_loader.h"
 #include "events/hash.h"
+#include "tests/engine/state_digest.h"
 
 namespace runledger::testing {
 
@@ -139,6 +141,25 @@ std::string run_w1_job(Engine& e, const std::string& id, const std::string& kind
     }
   }
   return "";
+}
+
+nlohmann::json engine_digest(Engine& e) {
+  return inspect(e, [](const State& s) { return state_digest(s); });
+}
+
+State loaded_state(const EventStore& store, bool use_snapshot, bool evict_finished) {
+  State s;
+  LoadReport report;
+  LoadOptions lo;
+  lo.use_snapshot = use_snapshot;
+  lo.evict_finished = evict_finished;
+  Status st = load_state(store, lo, &s, &report);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return s;
+}
+
+nlohmann::json loaded_digest(const EventStore& store, bool use_snapshot, bool evict_finished) {
+  return state_digest(loaded_state(store, use_snapshot, evict_finished));
 }
 
 }  // namespace runledger::testing

@@ -24,6 +24,8 @@
 
 namespace runledger::testing {
 
+inline constexpr int64_t kMsPerS = 1000;
+
 // Options for tests: no timers (ManualClock + tick()), a small lease minimum.
 EngineOptions test_engine_options();
 
@@ -83,6 +85,15 @@ auto inspect(Engine& e, F&& f) {
   });
   return out;
 }
+
+// What `e` holds in memory as a state digest, read on its sequencer.
+nlohmann::json engine_digest(Engine& e);
+// The State a fresh load of `store` builds, from its snapshot or from the log
+// alone; a load that fails fails the test.
+State loaded_state(const EventStore& store, bool use_snapshot, bool evict_finished = true);
+// Its digest.
+nlohmann::json loaded_digest(const EventStore& store, bool use_snapshot,
+                             bool evict_finished = true);
 
 // A 32-hex-digit lease token derived from `seed`.
 std::string lease_token(const std::string& seed);

@@ -19,7 +19,7 @@
 namespace runledger::testing {
 namespace {
 
-constexpr int kThreads = 16;
+constexpr int kCallersDuringShutdown = 16;
 // Each thread stops here at the latest, whatever happens.
 constexpr int kCommandsPerThreadMax = 2000;
 
@@ -27,11 +27,11 @@ TEST(Shutdown, EveryRequestInFlightIsAnsweredAndEveryAcceptedOneIsKept) {
   // Given threads enqueueing jobs as fast as they can on a slow disk
   EngineHarness h;
   h.store().set_append_delay(std::chrono::milliseconds(1));
-  std::vector<std::vector<std::string>> accepted(kThreads);
-  std::vector<std::string> refused(kThreads);
+  std::vector<std::vector<std::string>> accepted(kCallersDuringShutdown);
+  std::vector<std::string> refused(kCallersDuringShutdown);
   std::atomic<int> replies{0};
   std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
+  for (int t = 0; t < kCallersDuringShutdown; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kCommandsPerThreadMax; ++i) {
         std::string id = "j-" + std::to_string(t) + "-" + std::to_string(i);
@@ -45,13 +45,13 @@ TEST(Shutdown, EveryRequestInFlightIsAnsweredAndEveryAcceptedOneIsKept) {
       }
     });
   }
-  while (replies.load() < kThreads * 4) std::this_thread::yield();
+  while (replies.load() < kCallersDuringShutdown * 4) std::this_thread::yield();
   // When the engine shuts down meanwhile
   h.engine().shutdown();
   for (auto& t : threads) t.join();  // a request left unanswered would hang here
   // Then every thread's first refusal says the engine is shutting down
   size_t total = 0;
-  for (int t = 0; t < kThreads; ++t) {
+  for (int t = 0; t < kCallersDuringShutdown; ++t) {
     total += accepted[t].size();
     if (!refused[t].empty()) {
       EXPECT_NE(refused[t].find("503"), std::string::npos) << refused[t];
@@ -67,7 +67,7 @@ TEST(Shutdown, EveryRequestInFlightIsAnsweredAndEveryAcceptedOneIsKept) {
   EXPECT_EQ(h.store().last_seq(), total);
   auto live = inspect(h.engine(), [](const State& s) { return s.jobs.by_id.size(); });
   EXPECT_EQ(live, total);
-  for (int t = 0; t < kThreads; ++t) {
+  for (int t = 0; t < kCallersDuringShutdown; ++t) {
     for (const auto& id : accepted[t]) {
       uint32_t version = 0;
       ASSERT_TRUE(h.store().stream_version(job_stream(id), &version).ok());
@@ -96,7 +96,7 @@ TEST(ReadOnly, AReadOnlyEngineAnswersReadsAndRefusesWritesWithoutTouchingTheLog)
   // Given a log written by a workload
   EngineHarness h;
   ASSERT_EQ(run_mixed_workload(h.engine(), h.clock, "w-"), "");
-  auto before = inspect(h.engine(), [](const State& s) { return state_digest(s); });
+  auto before = engine_digest(h.engine());
   uint64_t last_seq = h.store().last_seq();
   // When the engine starts read-only on it
   h.options.read_only = true;
@@ -105,7 +105,7 @@ TEST(ReadOnly, AReadOnlyEngineAnswersReadsAndRefusesWritesWithoutTouchingTheLog)
   EXPECT_FALSE(h.engine().writable());
   EXPECT_NE(h.engine().unavailable_reason(), "");
   // and reads show the state as it was
-  auto now = inspect(h.engine(), [](const State& s) { return state_digest(s); });
+  auto now = engine_digest(h.engine());
   EXPECT_TRUE(same_state(before, now));
   // and every write, keyed or not, gets 503 and changes nothing
   EXPECT_EQ(run(h.engine(), enqueue_command("new", "k", "t")).status, 503);

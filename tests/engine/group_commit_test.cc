@@ -18,7 +18,7 @@
 namespace runledger::testing {
 namespace {
 
-constexpr int kWorkers = 64;
+constexpr int kConcurrentWorkers = 64;
 constexpr int kJobsPerWorker = 2;
 // A slow disk: commands arriving while a batch is written pile up behind it.
 constexpr auto kAppendDelay = std::chrono::milliseconds(1);
@@ -35,7 +35,7 @@ TEST(GroupCommit, SixtyFourConcurrentWorkersShareAppendsAndLeaveAGaplessLog) {
 
   // When 64 workers each run whole jobs (enqueue, claim, start, steps) at once
   std::vector<std::thread> workers;
-  for (int w = 0; w < kWorkers; ++w) {
+  for (int w = 0; w < kConcurrentWorkers; ++w) {
     workers.emplace_back([&, w] {
       for (int j = 0; j < kJobsPerWorker; ++j) {
         std::string id = "job-" + std::to_string(w) + "-" + std::to_string(j);
@@ -59,7 +59,7 @@ TEST(GroupCommit, SixtyFourConcurrentWorkersShareAppendsAndLeaveAGaplessLog) {
 
   // Then every reply was 2xx and every command was answered
   EXPECT_TRUE(failures.empty()) << failures.size() << " jobs failed, first: " << failures[0];
-  const int commands = kWorkers * kJobsPerWorker * kW1CommandsPerJob;
+  const int commands = kConcurrentWorkers * kJobsPerWorker * kW1CommandsPerJob;
   EXPECT_EQ(replies, commands);
   // and every command produced events and got its own place in the log
   EXPECT_EQ(reply_seqs.count(0), 0u);
@@ -71,7 +71,7 @@ TEST(GroupCommit, SixtyFourConcurrentWorkersShareAppendsAndLeaveAGaplessLog) {
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(report.events, events_in_replies);
   EXPECT_EQ(report.last_seq, events_in_replies);
-  EXPECT_EQ(report.streams, static_cast<uint64_t>(kWorkers * kJobsPerWorker));
+  EXPECT_EQ(report.streams, static_cast<uint64_t>(kConcurrentWorkers * kJobsPerWorker));
   // and commands shared appends: fewer fsyncs than commands
   size_t appends = h.store().appends();
   EXPECT_LT(appends, static_cast<size_t>(commands));

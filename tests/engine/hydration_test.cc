@@ -27,15 +27,6 @@ nlohmann::json stored_view(EventStore& store, const std::string& stream) {
   return st.ok() ? nlohmann::json::parse(v) : nlohmann::json();
 }
 
-nlohmann::json replayed_digest(const EventStore& store) {
-  State s;
-  LoadReport report;
-  LoadOptions lo;
-  lo.use_snapshot = false;
-  EXPECT_TRUE(load_state(store, lo, &s, &report).ok());
-  return state_digest(s);
-}
-
 class Hydration : public ::testing::Test {
  protected:
   // Runs job `id` to SUCCEEDED.
@@ -91,8 +82,7 @@ TEST_F(Hydration, ARerunOfAFinishedJobLoadsItFromItsStreamAndRunsIt) {
   EXPECT_EQ(view["state"], "SUCCEEDED");
   EXPECT_EQ(view["attempt"], 2);
   EXPECT_FALSE(job_in_memory(h.engine(), "j"));
-  EXPECT_TRUE(same_state(replayed_digest(h.store()),
-                         inspect(h.engine(), [](const State& s) { return state_digest(s); })));
+  EXPECT_TRUE(same_state(loaded_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST_F(Hydration, ARefusedCommandOnAFinishedJobLeavesItOutOfMemory) {
@@ -103,8 +93,8 @@ TEST_F(Hydration, ARefusedCommandOnAFinishedJobLeavesItOutOfMemory) {
   EXPECT_EQ(r.status, 409);
   // Then memory still holds only live work, as a replay of the log would
   EXPECT_FALSE(job_in_memory(h.engine(), "j"));
-  auto live = inspect(h.engine(), [](const State& s) { return state_digest(s); });
-  auto replayed = replayed_digest(h.store());
+  auto live = engine_digest(h.engine());
+  auto replayed = loaded_digest(h.store(), false);
   EXPECT_TRUE(same_state(replayed, live));
 }
 
@@ -160,8 +150,8 @@ TEST_F(Hydration, AHoldOnAFinishedJobIsPlacedAgainstItsLatestAttempt) {
   });
   EXPECT_EQ(hold["attempt"], 1) << hold.dump();
   // and memory still equals a replay of the log
-  auto live = inspect(h.engine(), [](const State& s) { return state_digest(s); });
-  auto replayed = replayed_digest(h.store());
+  auto live = engine_digest(h.engine());
+  auto replayed = loaded_digest(h.store(), false);
   EXPECT_TRUE(same_state(replayed, live));
 }
 

@@ -17,7 +17,6 @@ namespace runledger::testing {
 namespace {
 
 constexpr int64_t kLeaseS = 30;
-constexpr int64_t kMsPerS = 1000;
 
 nlohmann::json job_view(Engine& e, const std::string& id) {
   return inspect(e, [&](const State& s) {
@@ -138,7 +137,7 @@ TEST_F(LeaseExpiry, AnExpiredRunningAttemptGoesStaleAndItsHoldBlocksTheTarget) {
   State replayed;
   LoadReport report;
   ASSERT_TRUE(load_state(h.store(), LoadOptions{}, &replayed, &report).ok());
-  auto live = inspect(h.engine(), [](const State& s) { return state_digest(s); });
+  auto live = engine_digest(h.engine());
   EXPECT_TRUE(same_state(state_digest(replayed), live));
 }
 

@@ -138,9 +138,7 @@ class Pipeline {
     });
   }
 
-  nlohmann::json memory_digest() {
-    return inspect(*engine_, [](const State& s) { return state_digest(s); });
-  }
+  nlohmann::json memory_digest() { return engine_digest(*engine_); }
   nlohmann::json log_digest() {
     State s;
     LoadReport report;

@@ -29,43 +29,23 @@ constexpr uint64_t kDefaultSeed = 20260506;
 constexpr size_t kDefaultCommands = 2000;
 constexpr size_t kReplayCheckEvery = 250;
 constexpr size_t kRestartAt = 1000;
-constexpr uint64_t kSnapshotEveryEvents = 64;
+constexpr uint64_t kRandomSnapshotEveryEvents = 64;
 // Share of commands whose write fails in the second test.
 constexpr int kFaultPercent = 3;
-
-uint64_t env_number(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
-}
-
-State replay(const EventStore& store, bool use_snapshot, bool evict_finished) {
-  State s;
-  LoadReport report;
-  LoadOptions lo;
-  lo.use_snapshot = use_snapshot;
-  lo.evict_finished = evict_finished;
-  Status st = load_state(store, lo, &s, &report);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  return s;
-}
-
-nlohmann::json engine_digest(Engine& e) {
-  return inspect(e, [](const State& s) { return state_digest(s); });
-}
 
 // Memory equals a replay of the log, from scratch and from the snapshot.
 void expect_memory_is_the_log(EngineHarness& h, const std::string& when) {
   auto live = engine_digest(h.engine());
-  auto full = state_digest(replay(h.store(), false, true));
+  auto full = loaded_digest(h.store(), false);
   EXPECT_TRUE(same_state(full, live)) << when;
-  auto snap = state_digest(replay(h.store(), true, true));
+  auto snap = loaded_digest(h.store(), true);
   EXPECT_TRUE(same_state(snap, live)) << when << ", from the snapshot";
 }
 
 // Every live view equals the replayed one; every entity the replay shows
 // finished has its view stored, equal to the replayed one.
 void expect_views_match_a_full_replay(EngineHarness& h) {
-  State fresh = replay(h.store(), false, false);
+  State fresh = loaded_state(h.store(), false, false);
   auto replayed = live_views(fresh);
   auto live = inspect(h.engine(), [](const State& s) { return live_views(s); });
   for (const auto& [stream, view] : live.items()) {
@@ -103,7 +83,7 @@ void run_random_commands(uint64_t seed, int fault_percent) {
                " (rerun with RUNLEDGER_SEED=" + std::to_string(seed) + ")");
   std::cout << "[ seed     ] " << seed << ", " << commands << " commands\n";
   EngineOptions o = test_engine_options();
-  o.snapshot_every_events = kSnapshotEveryEvents;
+  o.snapshot_every_events = kRandomSnapshotEveryEvents;
   EngineHarness h(o);
   RandomDriver driver(h, seed, fault_percent);
 

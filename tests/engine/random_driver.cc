@@ -6,9 +6,31 @@
 #include <initializer_list>
 #include <tuple>
 
+#include "tests/engine/command_text.h"
 #include "tests/engine/state_digest.h"
 
 namespace runledger::testing {
+
+// What observe() reads of the engine. Not in the anonymous namespace: the
+// driver's World, a class with linkage, holds them.
+namespace random_driver_world {
+
+struct JobInfo {
+  std::string id, kind, target, state, handle, running_step, first_pending;
+  std::vector<std::string> plan;
+  bool cancel_requested = false;
+};
+struct ConnectorInfo {
+  std::string id, sync_id;
+  bool running = false;
+  std::vector<std::string> ended;
+};
+struct HoldInfo {
+  std::string id;
+  bool stale_attempt = false;  // the hold of a STALE attempt: its release needs an outcome
+};
+
+}  // namespace random_driver_world
 
 namespace {
 
@@ -85,33 +107,19 @@ int weight(Op op) {
 
 const std::vector<std::string> kKinds = {"a", "b", "c"};
 const std::vector<std::string> kTargets = {"t0", "t1", "t2", "t3", "t4", "t5"};
-const std::vector<int64_t> kLeasesS = {1, 5, 30, 60, 300};
+const std::vector<int64_t> kDriverLeasesS = {1, 5, 30, 60, 300};
 // Clock jumps of a tick, small ones more often than big ones.
 const std::vector<int64_t> kClockJumpsMs = {0,     0,      1'000,  1'000,  5'000,
                                             5'000, 31'000, 31'000, 61'000, 3'600'000};
 const std::vector<std::string> kDocuments = {"d0", "d1", "d2", "d3", "d4", "d5"};
-// What a refused command may still record (domain.md invariant 6): an
-// ignored sync report, and the cancellation a refused start or step enforces.
-const std::set<std::string> kRecordedWithRefusal = {"SyncReportIgnored", "AttemptCancelled"};
 // Shares of commands sent with an idempotency key, and of steps that send
 // an earlier keyed request again.
-constexpr int kKeyedPercent = 10;
+constexpr int kKeyedCommandPercent = 10;
 constexpr int kRepeatPercent = 3;
 
-struct JobInfo {
-  std::string id, kind, target, state, handle, running_step, first_pending;
-  std::vector<std::string> plan;
-  bool cancel_requested = false;
-};
-struct ConnectorInfo {
-  std::string id, sync_id;
-  bool running = false;
-  std::vector<std::string> ended;
-};
-struct HoldInfo {
-  std::string id;
-  bool stale_attempt = false;  // the hold of a STALE attempt: its release needs an outcome
-};
+using random_driver_world::ConnectorInfo;
+using random_driver_world::HoldInfo;
+using random_driver_world::JobInfo;
 
 JobInfo job_info(const jobs::Job& j) {
   JobInfo out{
@@ -146,16 +154,6 @@ nlohmann::json terminal_part(const jobs::Attempt& a) {
           {"steps", steps},
           {"last_completed_step", a.last_completed_step},
           {"cleanup_needed", a.cleanup_needed}};
-}
-
-std::string describe(const Command& c) {
-  std::string out = command_name(c);
-  for (const auto& s : streams_named(c)) out += " " + s;
-  if (const auto* x = std::get_if<jobs::StepStart>(&c)) out += " step " + x->step;
-  if (const auto* x = std::get_if<jobs::StepDone>(&c)) out += " step " + x->step;
-  if (const auto* x = std::get_if<jobs::StepFail>(&c)) out += " step " + x->step;
-  if (const auto* x = std::get_if<jobs::Reattach>(&c)) out += " observed " + x->observed;
-  return out;
 }
 
 using JobFit = std::function<bool(const JobInfo&)>;
@@ -270,7 +268,8 @@ Command RandomDriver::job_command(const World& w, int op) {
     case kClaim: {
       std::vector<std::string> kinds;
       if (chance(50)) kinds = {one_of(kKinds)};
-      return jobs::Claim{"w" + std::to_string(below(4)), kinds, one_of(kLeasesS), fresh_token()};
+      return jobs::Claim{"w" + std::to_string(below(4)), kinds, one_of(kDriverLeasesS),
+                         fresh_token()};
     }
     case kCancel:
       return jobs::Cancel{pick_job(w.jobs, live, job_ids_, rng_), "operator"};
@@ -303,7 +302,7 @@ Command RandomDriver::worker_command(const World& w, int op, const std::string& 
     return !likely.empty() && chance(80) ? likely : one_of(plan);
   };
   std::optional<int64_t> lease;
-  if (chance(50)) lease = one_of(kLeasesS);
+  if (chance(50)) lease = one_of(kDriverLeasesS);
   switch (op) {
     case kHeartbeat:
       return jobs::Heartbeat{job, token, lease};
@@ -433,7 +432,8 @@ Command RandomDriver::advance(const World& w) {
   auto known = tokens_.find(j.id);
   std::string token = known != tokens_.end() ? known->second : fresh_token();
   std::string worker = "w" + std::to_string(below(4));
-  if (j.state == "QUEUED") return jobs::Claim{worker, {j.kind}, one_of(kLeasesS), fresh_token()};
+  if (j.state == "QUEUED")
+    return jobs::Claim{worker, {j.kind}, one_of(kDriverLeasesS), fresh_token()};
   if (j.state == "LEASED") return jobs::Start{j.id, token, "handle-" + j.id};
   if (j.state == "RUNNING" && j.running_step.empty()) {
     return jobs::StepStart{j.id, j.first_pending, token};
@@ -471,11 +471,11 @@ std::string RandomDriver::step() {
   if (!keyed_.empty() && chance(kRepeatPercent)) return repeat_keyed();
   World w = observe();
   Command c = choose(w);
-  last_ = describe(c);
+  last_ = describe_command(c);
   bool system = std::holds_alternative<jobs::ExpireLeases>(c) ||
                 std::holds_alternative<connectors::RunSchedule>(c);
   std::string key;
-  if (!system && chance(kKeyedPercent)) key = "key-" + std::to_string(keyed_.size());
+  if (!system && chance(kKeyedCommandPercent)) key = "key-" + std::to_string(keyed_.size());
   Request r = key.empty() ? command_request(c) : keyed_request(c, key, last_);
   if (system) r.actor = "system";
   bool fault = fault_percent_ > 0 && chance(fault_percent_);
@@ -545,7 +545,7 @@ std::string RandomDriver::check_reply(const Reply& r, uint64_t seq_before, bool 
   std::string bad;
   Status st = h_.store().read_range(seq_before, 0, [&](const fb::Event& e, std::string_view) {
     std::string type(event_type_name(e.payload_type()));
-    if (!kRecordedWithRefusal.count(type)) bad += type + " ";
+    if (!recorded_despite_refusal(type)) bad += type + " ";
     return true;
   });
   if (!st.ok()) return "reading the log failed: " + st.ToString();

@@ -17,21 +17,6 @@
 namespace runledger::testing {
 namespace {
 
-nlohmann::json engine_digest(Engine& e) {
-  return inspect(e, [](const State& s) { return state_digest(s); });
-}
-
-nlohmann::json replay(const EventStore& store, bool use_snapshot, bool evict_finished = true) {
-  State s;
-  LoadReport report;
-  LoadOptions lo;
-  lo.use_snapshot = use_snapshot;
-  lo.evict_finished = evict_finished;
-  Status st = load_state(store, lo, &s, &report);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  return state_digest(s);
-}
-
 TEST(Restart, ShutdownWritesASnapshotAndTheNextStartRestoresTheSameState) {
   // Given an engine after a workload that leaves entities in every state
   EngineHarness h;
@@ -47,7 +32,7 @@ TEST(Restart, ShutdownWritesASnapshotAndTheNextStartRestoresTheSameState) {
   auto after = engine_digest(h.engine());
   EXPECT_TRUE(same_state(before, after));
   // and equal to a replay of the whole log
-  auto full = replay(h.store(), false);
+  auto full = loaded_digest(h.store(), false);
   EXPECT_TRUE(same_state(full, after));
 }
 
@@ -75,7 +60,7 @@ TEST(Restart, SnapshotPlusTailEqualsAFullReplay) {
   // and the state equals the one before and a full replay of the log
   auto after = engine_digest(h.engine());
   EXPECT_TRUE(same_state(before, after));
-  auto full = replay(h.store(), false);
+  auto full = loaded_digest(h.store(), false);
   EXPECT_TRUE(same_state(full, after));
 }
 
@@ -246,7 +231,7 @@ TEST(Restart, WorkGoesOnAfterARestart) {
   std::string view;
   ASSERT_TRUE(h.store().get_view(job_stream("j"), &view).ok());
   EXPECT_EQ(nlohmann::json::parse(view)["state"], "SUCCEEDED");
-  EXPECT_TRUE(same_state(replay(h.store(), false), engine_digest(h.engine())));
+  EXPECT_TRUE(same_state(loaded_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 }  // namespace

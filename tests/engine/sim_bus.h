@@ -39,6 +39,9 @@ class SimRandom {
   std::mt19937_64 rng_;
 };
 
+// The status of a command whose write the simulation made fail.
+inline constexpr int kInjectedWriteFailure = 503;
+
 // A command's reply as an actor reads it.
 struct Sent {
   int status = 0;

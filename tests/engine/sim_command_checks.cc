@@ -7,6 +7,7 @@
 
 #include "engine/state_loader.h"
 #include "events/hash.h"
+#include "tests/engine/command_text.h"
 #include "tests/engine/sim_runner.h"
 #include "tests/engine/state_digest.h"
 
@@ -19,20 +20,6 @@ using nlohmann::json;
 // whose write is made to fail.
 constexpr int kKeyedPercent = 5;
 constexpr int kWriteFaultPerMille = 3;
-// What a refused command may still record (invariant 6's exception, and the
-// cancellation a refused start or step start enforces).
-const std::set<std::string> kRecordedWithRefusal = {"SyncReportIgnored", "AttemptCancelled"};
-
-std::string describe(const Command& c) {
-  std::string out = command_name(c);
-  for (const auto& s : streams_named(c)) out += " " + s;
-  if (const auto* x = std::get_if<jobs::StepStart>(&c)) out += " step " + x->step;
-  if (const auto* x = std::get_if<jobs::StepDone>(&c)) out += " step " + x->step;
-  if (const auto* x = std::get_if<jobs::StepFail>(&c)) out += " step " + x->step;
-  if (const auto* x = std::get_if<jobs::Reattach>(&c)) out += " observed " + x->observed;
-  if (const auto* x = std::get_if<connectors::StartSync>(&c)) out += " sync " + x->sync_id;
-  return out;
-}
 
 // The (job, lease token) of a command that must carry the current lease.
 std::optional<std::pair<std::string, std::string>> fenced_token(const Command& c) {
@@ -117,7 +104,7 @@ Sent Simulation::send(const Command& c, const std::string& actor) {
   Sent sent;
   if (!report_.failure.empty()) return sent;
   ++report_.commands;
-  doing_ = describe(c) + " by " + actor;
+  doing_ = describe_command(c) + " by " + actor;
   Before before = look_before(c);
   Request r = rnd_.chance(kKeyedPercent)
                   ? keyed_request(c, "key-" + std::to_string(keys_made_++), doing_)
@@ -165,7 +152,8 @@ void Simulation::check_command(const Command& c, const Before& before, const Sen
   std::string types = json(tail.types).dump();
   if (!tail.error.empty()) return fail("invariant 3: " + tail.error);
   if (sent.status >= 500) {
-    if (!fault || sent.status != 503) return fail("server error " + std::to_string(sent.status));
+    if (!fault || sent.status != kInjectedWriteFailure)
+      return fail("server error " + std::to_string(sent.status));
     if (!tail.types.empty()) return fail("invariant 5: a failed write, yet the log holds " + types);
     // The sequencer rebuilds from the log before it takes the next request.
     host_->read([](const State&) { return 0; });
@@ -181,8 +169,7 @@ void Simulation::check_command(const Command& c, const Before& before, const Sen
   }
   if (sent.status >= 400) {
     for (const auto& t : tail.types) {
-      if (!kRecordedWithRefusal.count(t))
-        return fail("invariant 6: refused, yet recorded " + types);
+      if (!recorded_despite_refusal(t)) return fail("invariant 6: refused, yet recorded " + types);
     }
   }
   if (sent.status == 200 && before.token_current == false) {

@@ -6,8 +6,6 @@
 namespace runledger::testing {
 namespace {
 
-constexpr int kWriteFailed = 503;
-
 constexpr size_t kConnectorsMin = 2;
 constexpr size_t kConnectorsMax = 5;
 const std::vector<int64_t> kSchedulesS = {0, 0, 60, 300, 900};
@@ -20,7 +18,7 @@ constexpr size_t kLastErrorCodePoints = 500;
 
 void expect(SimBus& bus, const Sent& r, int status, const std::string& message,
             const std::string& what) {
-  if (r.status == kWriteFailed) return;  // an injected write failure, checked by send()
+  if (r.status == kInjectedWriteFailure) return;  // an injected write failure, checked by send()
   if (r.status != status || (!message.empty() && r.message != message)) {
     bus.fail(what + ": expected " + std::to_string(status) + " '" + message + "', got " +
              std::to_string(r.status) + " '" + r.message + "'");

@@ -8,8 +8,6 @@
 namespace runledger::testing {
 namespace {
 
-constexpr int kWriteFailed = 503;
-
 constexpr int kShortPlanPercent = 40;
 constexpr int kNotBeforePercent = 15;
 constexpr int64_t kNotBeforeMsMax = 60'000;
@@ -47,7 +45,7 @@ std::optional<JobBrief> job_now(SimBus& bus, const std::string& id) {
 }
 
 void expect_status(SimBus& bus, const Sent& r, int status, const std::string& what) {
-  if (r.status == kWriteFailed) return;  // an injected write failure, checked by send()
+  if (r.status == kInjectedWriteFailure) return;  // an injected write failure, checked by send()
   if (r.status != status) {
     bus.fail(what + ": expected " + std::to_string(status) + ", got " + std::to_string(r.status) +
              " " + r.code + " " + r.message);

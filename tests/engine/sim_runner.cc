@@ -11,9 +11,9 @@
 namespace runledger::testing {
 namespace {
 
-constexpr int kWorkers = 6;
+constexpr int kSimWorkers = 6;
 constexpr size_t kLiveJobsMax = 40;
-constexpr uint64_t kSnapshotEveryEvents = 1000;
+constexpr uint64_t kSimSnapshotEveryEvents = 1000;
 // What one step does, out of 1000.
 constexpr int kWorkerTurns = 470;
 constexpr int kEnqueueTurns = 90;
@@ -50,7 +50,7 @@ const std::set<std::string> kRestartDrops = {"connectors", "connector_indexes", 
 
 EngineOptions sim_engine_options() {
   EngineOptions o = test_engine_options();
-  o.snapshot_every_events = kSnapshotEveryEvents;
+  o.snapshot_every_events = kSimSnapshotEveryEvents;
   return o;
 }
 
@@ -71,7 +71,7 @@ Simulation::Simulation(SimOptions options)
     : options_(options),
       rnd_(options.seed),
       host_(std::make_unique<SimHost>(sim_engine_options())) {
-  for (int i = 0; i < kWorkers; ++i) {
+  for (int i = 0; i < kSimWorkers; ++i) {
     const auto& kinds = sim_kinds();
     // Each worker knows two of the kinds, so some jobs wait for the right one.
     workers_.emplace_back(

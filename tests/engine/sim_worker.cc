@@ -8,7 +8,7 @@
 namespace runledger::testing {
 namespace {
 
-const std::vector<int64_t> kLeasesS = {2, 10, 30, 60};
+const std::vector<int64_t> kWorkerLeasesS = {2, 10, 30, 60};
 // How often a worker misbehaves, per action.
 constexpr int kCrashPerMille = 12;
 constexpr int kAwayPerMille = 15;
@@ -25,7 +25,6 @@ constexpr int kExtraHeartbeatPercent = 4;
 constexpr int64_t kAbsentActionsMax = 40;
 // A worker heartbeats once less than this share of its lease is left.
 constexpr int64_t kHeartbeatAtLeftPercent = 40;
-constexpr int64_t kMsPerS = 1000;
 
 }  // namespace
 
@@ -74,7 +73,7 @@ Worker::JobView Worker::look(SimBus& bus) const {
 
 void Worker::claim(SimBus& bus) {
   SimRandom& rnd = bus.random();
-  jobs::Claim c{id_, kinds_, rnd.one_of(kLeasesS), rnd.token()};
+  jobs::Claim c{id_, kinds_, rnd.one_of(kWorkerLeasesS), rnd.token()};
   if (rnd.chance(kAnyKindPercent)) c.kinds.clear();
   Sent r = bus.send(c, id_);
   if (!r.ok() || !r.body.is_object() || !r.body.contains("job")) return;
@@ -157,7 +156,7 @@ void Worker::work_step(SimBus& bus, const JobView& v) {
 void Worker::heartbeat(SimBus& bus) {
   SimRandom& rnd = bus.random();
   std::optional<int64_t> lease;
-  if (rnd.chance(30)) lease = rnd.one_of(kLeasesS);
+  if (rnd.chance(30)) lease = rnd.one_of(kWorkerLeasesS);
   Sent r = bus.send(jobs::Heartbeat{job_, token_, lease}, id_);
   if (r.ok()) lease_until_ms_ = bus.now_ms() + lease.value_or(lease_s_) * kMsPerS;
   resync(bus);
@@ -180,7 +179,7 @@ void Worker::come_back(SimBus& bus) {
   r.execution_handle = rnd.chance(kWrongHandlePercent) ? handle_ + "-other" : handle_;
   r.observed = rnd.chance(kObservedRunningPercent) ? "running" : "exited";
   if (r.observed == "exited") r.exit_code = rnd.chance(kExitZeroPercent) ? 0 : 1;
-  r.lease_s = rnd.one_of(kLeasesS);
+  r.lease_s = rnd.one_of(kWorkerLeasesS);
   r.lease_token = rnd.token();
   Sent reply = bus.send(r, id_);
   if (!reply.ok() || r.observed != "running") return drop();

@@ -34,11 +34,6 @@ constexpr size_t kLongRunCommands = 100'000;
 constexpr size_t kReproducibleCommands = 3'000;
 constexpr uint64_t kReproducibleSeed = 8;
 
-uint64_t env_number(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
-}
-
 SimOptions options_for(uint64_t seed, size_t commands) {
   SimOptions o;
   o.seed = seed;

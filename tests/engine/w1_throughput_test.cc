@@ -24,7 +24,7 @@
 namespace runledger::testing {
 namespace {
 
-constexpr int kThreads = 32;
+constexpr int kClientThreads = 32;
 constexpr double kDefaultSeconds = 3;
 
 double percentile(std::vector<double>& v, double p) {
@@ -45,7 +45,7 @@ TEST(W1InProcess, ThirtyTwoWorkersRunWholeJobsAndEveryReplySucceeds) {
 
   auto started = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
+  for (int t = 0; t < kClientThreads; ++t) {
     threads.emplace_back([&, t] {
       std::vector<double> mine;
       for (int n = 0; !stop.load(); ++n) {
@@ -78,7 +78,7 @@ TEST(W1InProcess, ThirtyTwoWorkersRunWholeJobsAndEveryReplySucceeds) {
   std::cout << fmt::format(
       "[ W1       ] {} threads, {:.1f} s: {} commands, {:.0f} commands/s, p50 {:.2f} ms, "
       "p99 {:.2f} ms, {} appends, mean batch {:.1f} commands\n",
-      kThreads, elapsed_s, commands, static_cast<double>(commands) / elapsed_s,
+      kClientThreads, elapsed_s, commands, static_cast<double>(commands) / elapsed_s,
       percentile(latencies_ms, 0.50), percentile(latencies_ms, 0.99), appends,
       appends ? static_cast<double>(commands) / static_cast<double>(appends) : 0.0);
   EXPECT_GT(commands, 0u);

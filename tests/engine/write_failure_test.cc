@@ -19,20 +19,6 @@
 namespace runledger::testing {
 namespace {
 
-nlohmann::json engine_digest(Engine& e) {
-  return inspect(e, [](const State& s) { return state_digest(s); });
-}
-
-nlohmann::json replayed_digest(const EventStore& store, bool use_snapshot) {
-  State s;
-  LoadReport report;
-  LoadOptions lo;
-  lo.use_snapshot = use_snapshot;
-  Status st = load_state(store, lo, &s, &report);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  return state_digest(s);
-}
-
 std::string job_state(Engine& e, const std::string& id) {
   return inspect(e, [&](const State& s) {
     auto it = s.jobs.by_id.find(id);
@@ -66,7 +52,7 @@ TEST(WriteFailure, TheFailedCommandGets503AndNothingOfItIsInTheLog) {
   EXPECT_EQ(h.engine().unavailable_reason(), "");
   EXPECT_EQ(run(h.engine(), enqueue_command("b", "k", "t-b")).status, 200);
   EXPECT_EQ(job_state(h.engine(), "b"), "QUEUED");
-  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
+  EXPECT_TRUE(same_state(loaded_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST(WriteFailure, AFailedClaimLeavesTheJobQueuedAndItsTokenUseless) {
@@ -87,7 +73,7 @@ TEST(WriteFailure, AFailedClaimLeavesTheJobQueuedAndItsTokenUseless) {
   Reply claimed = run(h.engine(), jobs::Claim{"w2", {}, 30, token});
   EXPECT_EQ(claimed_job(claimed), "a");
   EXPECT_EQ(run(h.engine(), jobs::Start{"a", token, ""}).status, 200);
-  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
+  EXPECT_TRUE(same_state(loaded_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST(WriteFailure, AFailedMultiEventCommandIsUndoneWhole) {
@@ -113,7 +99,7 @@ TEST(WriteFailure, AFailedMultiEventCommandIsUndoneWhole) {
   EXPECT_EQ(done.status, 200);
   EXPECT_EQ(body_json(done)["events"],
             nlohmann::json::parse(R"(["StepSucceeded","AttemptSucceeded"])"));
-  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
+  EXPECT_TRUE(same_state(loaded_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST(WriteFailure, EveryCommandOfTheFailedBatchGets503AndTheOthersAreWhole) {
@@ -147,7 +133,7 @@ TEST(WriteFailure, EveryCommandOfTheFailedBatchGets503AndTheOthersAreWhole) {
   EXPECT_EQ(h.faults().failed_appends(), 1);
   VerifyReport report;
   EXPECT_TRUE(verify_log(h.store(), &report).ok());
-  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
+  EXPECT_TRUE(same_state(loaded_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST(WriteFailure, WhileTheDiskRefusesWritesReadsGoOnAndWritesResumeAfter) {
@@ -167,7 +153,7 @@ TEST(WriteFailure, WhileTheDiskRefusesWritesReadsGoOnAndWritesResumeAfter) {
   std::string view;
   ASSERT_TRUE(h.store().get_view(job_stream("a"), &view).ok());
   EXPECT_EQ(nlohmann::json::parse(view)["state"], "CANCELLED");
-  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), engine_digest(h.engine())));
+  EXPECT_TRUE(same_state(loaded_digest(h.store(), false), engine_digest(h.engine())));
 }
 
 TEST(RendererFailure, ACommandWhoseReplyCannotBeRenderedIsUndoneWhole) {
@@ -224,8 +210,8 @@ TEST(WriteFailure, AFailedWriteWithASnapshotDueLeavesStateEqualToTheLog) {
   }
   // Then the state is what the log says, folded from the snapshot or from scratch
   auto live = engine_digest(h.engine());
-  EXPECT_TRUE(same_state(replayed_digest(h.store(), false), live));
-  EXPECT_TRUE(same_state(replayed_digest(h.store(), true), live)) << "from the snapshot";
+  EXPECT_TRUE(same_state(loaded_digest(h.store(), false), live));
+  EXPECT_TRUE(same_state(loaded_digest(h.store(), true), live)) << "from the snapshot";
 }
 
 }  // namespace

@@ -18,14 +18,14 @@ namespace {
 using Code = Status::Code;
 
 // Enough events for several 1 MiB chunks (each event is ~100-200 bytes).
-constexpr uint64_t kEvents = 30'000;
+constexpr uint64_t kReadAheadEvents = 30'000;
 constexpr size_t kEventsPerAppend = 1'000;
 
 class ReadAheadTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto store = open_store(dir.path());
-    while (log.seq() < kEvents) {
+    while (log.seq() < kReadAheadEvents) {
       AppendBatch b = log.batch({"job/a", "job/b", "hold/h", "connector/c"}, kEventsPerAppend);
       for (auto& e : b.events) events.push_back(e.bytes);
       ASSERT_TRUE(store->append(b).ok());
@@ -40,10 +40,10 @@ class ReadAheadTest : public ::testing::Test {
 TEST_F(ReadAheadTest, GivesEveryEventOfTheRangeInOrderWithItsHash) {
   auto store = open_store(dir.path(), read_only_mode());
   for (auto [after, until] : {std::pair<uint64_t, uint64_t>{0, 0},
-                              {0, kEvents},
+                              {0, kReadAheadEvents},
                               {12'345, 23'456},
-                              {kEvents - 1, 0},
-                              {kEvents, 0},
+                              {kReadAheadEvents - 1, 0},
+                              {kReadAheadEvents, 0},
                               {7, 7}}) {
     SCOPED_TRACE("after " + std::to_string(after) + " until " + std::to_string(until));
     uint64_t next = after + 1;
@@ -58,7 +58,7 @@ TEST_F(ReadAheadTest, GivesEveryEventOfTheRangeInOrderWithItsHash) {
                                    return true;
                                  });
     ASSERT_TRUE(st.ok()) << st.ToString();
-    uint64_t last = until == 0 ? kEvents : std::max(until, after);
+    uint64_t last = until == 0 ? kReadAheadEvents : std::max(until, after);
     EXPECT_EQ(next, last + 1);
     EXPECT_EQ(byte_mismatches, 0u);
     EXPECT_EQ(hash_mismatches, 0u);
@@ -67,7 +67,7 @@ TEST_F(ReadAheadTest, GivesEveryEventOfTheRangeInOrderWithItsHash) {
 
 TEST_F(ReadAheadTest, StopsWhereTheVisitorSaysAndReturnsOk) {
   auto store = open_store(dir.path(), read_only_mode());
-  for (uint64_t stop_at : {uint64_t{1}, uint64_t{5'000}, kEvents - 1}) {
+  for (uint64_t stop_at : {uint64_t{1}, uint64_t{5'000}, kReadAheadEvents - 1}) {
     uint64_t visited = 0;
     Status st =
         read_range_ahead(*store, 0, 0, [&](const fb::Event& e, std::string_view, const Hash&) {

@@ -15,8 +15,8 @@
 namespace runledger::testing {
 namespace {
 
-constexpr int kBatches = 200;
-constexpr size_t kBatchEvents = 30;
+constexpr int kConcurrentBatches = 200;
+constexpr size_t kConcurrentBatchEvents = 30;
 constexpr int kReaders = 2;
 constexpr size_t kIndexCheckpointEvents = 100;
 
@@ -71,15 +71,15 @@ TEST(StoreConcurrency, ReadersSeeAGaplessPrefixWhileOneThreadAppends) {
     });
   }
   int appended = 0;
-  for (; appended < kBatches; ++appended) {
-    if (!store->append(log.batch({"job/0", "job/1", "job/2"}, kBatchEvents)).ok()) break;
+  for (; appended < kConcurrentBatches; ++appended) {
+    if (!store->append(log.batch({"job/0", "job/1", "job/2"}, kConcurrentBatchEvents)).ok()) break;
   }
   appending = false;
   for (auto& t : readers) t.join();
-  EXPECT_EQ(appended, kBatches);
+  EXPECT_EQ(appended, kConcurrentBatches);
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_GE(passes.load(), kReaders);
-  EXPECT_EQ(store->last_seq(), kBatches * kBatchEvents);
+  EXPECT_EQ(store->last_seq(), kConcurrentBatches * kConcurrentBatchEvents);
 }
 
 }  // namespace

@@ -18,16 +18,16 @@ namespace {
 
 using Code = Status::Code;
 
-constexpr uint64_t kEvents = 20;
+constexpr uint64_t kLogEvents = 20;
 
-// A clean log of kEvents events on three streams, closed so that the test can
+// A clean log of kLogEvents events on three streams, closed so that the test can
 // reach under it.
 class StoreCorruptionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto store = open_store(dir.path());
     for (int i = 0; i < 4; ++i) {
-      AppendBatch b = log.batch({"job/a", "job/b", "connector/c"}, kEvents / 4);
+      AppendBatch b = log.batch({"job/a", "job/b", "connector/c"}, kLogEvents / 4);
       for (const auto& e : b.events) events.push_back(e);
       ASSERT_TRUE(store->append(b).ok());
     }
@@ -82,9 +82,9 @@ TEST_F(StoreCorruptionTest, CleanLogVerifies) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   // One pass over the index sufficed: no stream was read back.
   EXPECT_TRUE(recorder.streams_read.empty());
-  EXPECT_EQ(report.events, kEvents);
+  EXPECT_EQ(report.events, kLogEvents);
   EXPECT_EQ(report.streams, 3u);
-  EXPECT_EQ(report.last_seq, kEvents);
+  EXPECT_EQ(report.last_seq, kLogEvents);
   EXPECT_EQ(report.last_hash, log.hash());
 }
 
@@ -175,13 +175,13 @@ TEST_F(StoreCorruptionTest, HashChainBrokenByARewrittenEventNamesIt) {
 TEST_F(StoreCorruptionTest, HashChainBrokenAtTheLastEventNamesTheSeqBefore) {
   // Nothing follows seq 20 to tell whether 19 or 20 changed: verify names
   // 19, the first seq the chain no longer vouches for.
-  const EncodedEvent& e = event(kEvents);
+  const EncodedEvent& e = event(kLogEvents);
   RawDb(dir.path())
-      .put(keys::kLogFamily, RawDb::log_key(kEvents),
-           LogBuilder::encode(kEvents, e.stream, e.stream_version, Hash{}));
+      .put(keys::kLogFamily, RawDb::log_key(kLogEvents),
+           LogBuilder::encode(kLogEvents, e.stream, e.stream_version, Hash{}));
   Status s = verify();
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
-  EXPECT_EQ(s.seq(), kEvents - 1) << s.ToString();
+  EXPECT_EQ(s.seq(), kLogEvents - 1) << s.ToString();
 }
 
 TEST_F(StoreCorruptionTest, HashChainNotStartingFromZerosNamesSeqOne) {
@@ -197,15 +197,15 @@ TEST_F(StoreCorruptionTest, HashChainNotStartingFromZerosNamesSeqOne) {
 TEST_F(StoreCorruptionTest, GapInSeqWrittenDirectlyIsCaughtByVerify) {
   // An event at seq 22 with nothing at 21: a hole at the end of the log.
   RawDb(dir.path())
-      .put(keys::kLogFamily, RawDb::log_key(kEvents + 2),
-           LogBuilder::encode(kEvents + 2, "job/a", 99, log.hash()));
+      .put(keys::kLogFamily, RawDb::log_key(kLogEvents + 2),
+           LogBuilder::encode(kLogEvents + 2, "job/a", 99, log.hash()));
   auto store = reopen();
-  EXPECT_EQ(store->last_seq(), kEvents + 2);
+  EXPECT_EQ(store->last_seq(), kLogEvents + 2);
   VerifyReport report;
   Status s = verify_log(*store, &report);
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
-  EXPECT_EQ(s.seq(), kEvents + 1) << s.ToString();
-  EXPECT_EQ(report.events, kEvents);
+  EXPECT_EQ(s.seq(), kLogEvents + 1) << s.ToString();
+  EXPECT_EQ(report.events, kLogEvents);
 }
 
 TEST_F(StoreCorruptionTest, MissingEventIsNamedByVerifyAndByEveryRead) {
@@ -297,15 +297,15 @@ TEST_F(StoreCorruptionTest, MalformedLogKeyIsNamedByTheSeqItTakesThePlaceOf) {
 }
 
 TEST_F(StoreCorruptionTest, MalformedLastLogKeyStillLetsVerifyRun) {
-  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kEvents) + "x", event(1).bytes);
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kLogEvents) + "x", event(1).bytes);
   std::unique_ptr<EventStore> writable;
   EXPECT_EQ(open_rocksdb_store(dir.path(), {}, &writable).code(), Code::kCorruption);
   auto store = reopen();
-  EXPECT_EQ(store->last_seq(), kEvents);
+  EXPECT_EQ(store->last_seq(), kLogEvents);
   VerifyReport report;
   Status s = verify_log(*store, &report);
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
-  EXPECT_EQ(s.seq(), kEvents + 1);
+  EXPECT_EQ(s.seq(), kLogEvents + 1);
 }
 
 TEST_F(StoreCorruptionTest, StreamIndexPointingElsewhereIsNamed) {
@@ -346,7 +346,7 @@ TEST_F(StoreCorruptionTest, AnIndexEntryPastTheEndOfTheLogIsNamed) {
   std::string key;
   keys::stream_index_key("job/a", last_of_a + 1, &key);
   std::string run;
-  const uint64_t past_the_end = kEvents + 3;
+  const uint64_t past_the_end = kLogEvents + 3;
   keys::append_stream_index_run(&past_the_end, 1, &run);
   RawDb(dir.path()).put(keys::kStreamIndexFamily, key, run);
   Status s = verify();
@@ -371,7 +371,7 @@ TEST_F(StoreCorruptionTest, AStreamWhoseIndexIsSplitInTwoRunsIsReadBack) {
   keys::stream_index_key("job/a", last_of_a, &last_key);
   const std::string splitter = last_key + "Z" + std::string("\0\0\0\0\x01", 5);
   keys::stream_index_key("job/a", last_of_a + 1, &extra);
-  const uint64_t past_the_end = kEvents + 1000;
+  const uint64_t past_the_end = kLogEvents + 1000;
   {
     RawDb raw(dir.path());
     raw.put(keys::kStreamIndexFamily, splitter, RawDb::log_key(past_the_end));
@@ -387,7 +387,7 @@ TEST_F(StoreCorruptionTest, AStreamWhoseIndexIsSplitInTwoRunsIsReadBack) {
 }
 
 TEST_F(StoreCorruptionTest, StreamIndexMissingItsLatestEntryIsNamed) {
-  uint64_t last_of_c = kEvents;
+  uint64_t last_of_c = kLogEvents;
   while (event(last_of_c).stream != "connector/c") --last_of_c;
   edit_run("connector/c", [](std::vector<uint64_t>& seqs) { seqs.pop_back(); });
   Status s = verify();
@@ -396,7 +396,7 @@ TEST_F(StoreCorruptionTest, StreamIndexMissingItsLatestEntryIsNamed) {
 }
 
 TEST_F(StoreCorruptionTest, AStreamWhoseFirstRunIsGoneReadsEmptyAndIsNamedByItsLastSeq) {
-  uint64_t last_of_b = kEvents;
+  uint64_t last_of_b = kLogEvents;
   while (event(last_of_b).stream != "job/b") --last_of_b;
   std::string key;
   keys::stream_index_key("job/b", 1, &key);
@@ -481,7 +481,7 @@ void expect_streams_whole(const EventStore& store, const std::vector<EncodedEven
 
 TEST_F(StoreCorruptionTest, AnIndexCheckpointPastTheEndOfTheLogIsRefusedByAWritableOpen) {
   std::string covers(keys::kSeqBytes, '\0');
-  keys::put_be64(kEvents + 5, covers.data());
+  keys::put_be64(kLogEvents + 5, covers.data());
   RawDb(dir.path()).put(keys::kDefaultFamily, keys::kIndexCoversKey, covers);
   std::unique_ptr<EventStore> writable;
   Status s = open_rocksdb_store(dir.path(), {}, &writable);
@@ -489,13 +489,13 @@ TEST_F(StoreCorruptionTest, AnIndexCheckpointPastTheEndOfTheLogIsRefusedByAWrita
   EXPECT_NE(s.message().find("index covers up to seq 25"), std::string::npos) << s.ToString();
   // Reading opens it, taking the family for what it holds,
   auto ro = reopen();
-  EXPECT_EQ(ro->last_seq(), kEvents);
+  EXPECT_EQ(ro->last_seq(), kLogEvents);
   expect_streams_whole(*ro, events);
   // and verify names what the server would refuse to start on.
   VerifyReport report;
   Status v = verify_log(*ro, &report);
   EXPECT_EQ(v.code(), Code::kCorruption) << v.ToString();
-  EXPECT_EQ(v.seq(), kEvents + 1) << v.ToString();
+  EXPECT_EQ(v.seq(), kLogEvents + 1) << v.ToString();
   EXPECT_NE(v.message().find("index covers up to seq 25"), std::string::npos) << v.ToString();
 }
 
@@ -513,19 +513,19 @@ TEST_F(StoreCorruptionTest, AMalformedIndexCheckpointIsNamedAndReadsIndexTheWhol
   EXPECT_EQ(v.code(), Code::kCorruption) << v.ToString();
   EXPECT_NE(v.message().find("index_covers record is malformed"), std::string::npos)
       << v.ToString();
-  EXPECT_EQ(report.events, kEvents);
+  EXPECT_EQ(report.events, kLogEvents);
 }
 
 TEST_F(StoreCorruptionTest, WritableOpenRefusesALogWhoseLastEventIsDamaged) {
-  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kEvents), "garbage");
+  RawDb(dir.path()).put(keys::kLogFamily, RawDb::log_key(kLogEvents), "garbage");
   std::unique_ptr<EventStore> store;
   Status s = open_rocksdb_store(dir.path(), {}, &store);
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
-  EXPECT_EQ(s.seq(), kEvents);
+  EXPECT_EQ(s.seq(), kLogEvents);
   // Read-only still opens, so that verify can say what is wrong.
   auto ro = reopen();
   VerifyReport report;
-  EXPECT_EQ(verify_log(*ro, &report).seq(), kEvents);
+  EXPECT_EQ(verify_log(*ro, &report).seq(), kLogEvents);
 }
 
 }  // namespace

@@ -21,18 +21,18 @@ namespace {
 
 using Code = Status::Code;
 
-constexpr size_t kBatches = 5;
-constexpr size_t kBatchEvents = 10;
+constexpr size_t kFaultBatches = 5;
+constexpr size_t kFaultBatchEvents = 10;
 
-// kBatches acknowledged batches, with the WAL size after each, in a closed
+// kFaultBatches acknowledged batches, with the WAL size after each, in a closed
 // store that kept them all in its WAL (followed by the stream index
 // checkpoint of the close, which every cut below removes too).
 class WalFaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto store = open_store(dir.path());
-    for (size_t i = 0; i < kBatches; ++i) {
-      ASSERT_TRUE(store->append(log.batch({"job/a", "job/b"}, kBatchEvents)).ok());
+    for (size_t i = 0; i < kFaultBatches; ++i) {
+      ASSERT_TRUE(store->append(log.batch({"job/a", "job/b"}, kFaultBatchEvents)).ok());
       builders.push_back(log);
       batch_ends.push_back(file_size(newest_wal(dir.path())));
     }
@@ -72,7 +72,7 @@ TEST_F(WalFaultTest, TruncatedTailKeepsEveryBatchBeforeTheCut) {
 
     const size_t kept = batches_within(cut);
     auto store = open_store(copy.path());
-    EXPECT_EQ(store->last_seq(), kept * kBatchEvents);
+    EXPECT_EQ(store->last_seq(), kept * kFaultBatchEvents);
     VerifyReport report;
     Status s = verify_log(*store, &report);
     EXPECT_TRUE(s.ok()) << s.ToString();
@@ -101,12 +101,12 @@ TEST_F(WalFaultTest, ACorruptWalRecordIsReadPastForForensicsAndVerifyNamesTheFir
   ASSERT_TRUE(s.ok()) << s.ToString();
   // Then it opens, says what the writable open met, and holds batch 1
   EXPECT_EQ(store->open_damage().code(), Code::kCorruption) << store->open_damage().ToString();
-  EXPECT_EQ(store->last_seq(), kBatchEvents);
+  EXPECT_EQ(store->last_seq(), kFaultBatchEvents);
   // and verify names the first event the damaged record lost
   VerifyReport report;
   Status v = verify_log(*store, &report);
   EXPECT_EQ(v.code(), Code::kCorruption) << v.ToString();
-  EXPECT_EQ(v.seq(), kBatchEvents + 1) << v.ToString();
+  EXPECT_EQ(v.seq(), kFaultBatchEvents + 1) << v.ToString();
 }
 
 TEST_F(WalFaultTest, ATornTailIsNoOpenDamage) {

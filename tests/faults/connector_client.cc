@@ -7,7 +7,7 @@ namespace {
 
 using nlohmann::json;
 
-int expected_status(const std::string& what) {
+int connector_command_status(const std::string& what) {
   if (what == "create") return 201;
   if (what == "sync" || what == "abort") return 202;
   return 200;
@@ -15,7 +15,7 @@ int expected_status(const std::string& what) {
 
 // The type of the one event each connector command writes
 // (projections/connector_decider.cc, connector_reports.cc).
-std::set<std::string> last_types_of(const std::string& what) {
+std::set<std::string> connector_command_types(const std::string& what) {
   if (what == "create") return {"ConnectorCreated"};
   if (what == "pause" || what == "resume") return {"ConnectorStatusChanged"};
   if (what == "sync") return {"SyncStarted"};
@@ -67,17 +67,17 @@ SentCommand ConnectorClient::report(const json& conn) {
 }
 
 void ConnectorClient::on_reply(const SentCommand& c, const ApiReply& r) {
-  if (r.status != expected_status(c.what) || !r.json.is_object()) {
+  if (r.status != connector_command_status(c.what) || !r.json.is_object()) {
     problem(c.what + " on " + c.stream + ": " + std::to_string(r.status) + " " + r.body);
     return;
   }
   if (c.what != "sync") {
-    ack(c, r.json, last_types_of(c.what));
+    ack(c, r.json, connector_command_types(c.what));
     return;
   }
   ++syncs_;
   const json& conn = r.json.at("connector");
-  Ack& a = ack(c, conn, last_types_of(c.what));
+  Ack& a = ack(c, conn, connector_command_types(c.what));
   a.sync_id = r.json.value("sync_id", "");
   const json sync = conn.value("sync", json());
   if (!sync.is_object() || sync.value("sync_id", "") != a.sync_id) {

@@ -27,12 +27,6 @@ std::string path_of(const std::string& stream) {
   return (kind == "job" ? "/v1/jobs/" : "/v1/connectors/") + stream.substr(slash + 1);
 }
 
-uint64_t env_number(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  return std::strtoull(v, nullptr, 10);
-}
-
 }  // namespace
 
 uint64_t crash_seed_from_env() {

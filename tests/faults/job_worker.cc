@@ -19,10 +19,10 @@ bool finished(const std::string& state) {
   return state == "SUCCEEDED" || state == "FAILED" || state == "CANCELLED";
 }
 
-int expected_status(const std::string& what) { return what == "enqueue" ? 201 : 200; }
+int job_command_status(const std::string& what) { return what == "enqueue" ? 201 : 200; }
 
 // The types the last event of each job command may have (projections/job_decide_*.cc).
-std::set<std::string> last_types_of(const std::string& what) {
+std::set<std::string> job_command_types(const std::string& what) {
   if (what == "enqueue") return {"JobEnqueued"};
   if (what == "claim") return {"JobLeased"};
   if (what == "start") return {"JobStarted", "AttemptSucceeded"};
@@ -93,7 +93,7 @@ void JobWorker::on_reply(const SentCommand& c, const ApiReply& r) {
     return;
   }
   const bool replayed_enqueue = c.what == "enqueue" && r.status == 200;
-  if ((r.status != expected_status(c.what) && !replayed_enqueue) || !r.json.is_object()) {
+  if ((r.status != job_command_status(c.what) && !replayed_enqueue) || !r.json.is_object()) {
     problem(c.what + " on " + c.stream + ": " + std::to_string(r.status) + " " + r.body);
     return;
   }
@@ -105,10 +105,10 @@ void JobWorker::on_reply(const SentCommand& c, const ApiReply& r) {
       return;
     }
     token_ = r.json.value("lease_token", "");
-    ack(c, job, last_types_of(c.what));
+    ack(c, job, job_command_types(c.what));
     return;
   }
-  Ack& a = ack(c, r.json, last_types_of(c.what));
+  Ack& a = ack(c, r.json, job_command_types(c.what));
   if (c.what.rfind("step_", 0) == 0) {
     const std::string path = c.path.substr(c.path.find("/steps/") + 7);
     a.step = path.substr(0, path.find('/'));

@@ -12,9 +12,7 @@
 namespace runledger::testing {
 namespace {
 
-constexpr size_t kBodyLimitBytes = 1 << 20;  // runledgerd's default --body-limit-bytes
 constexpr size_t kChunkBytes = 64 * 1024;
-constexpr auto kReplyWait = std::chrono::seconds(30);
 
 std::string chunk(const std::string& data) {
   char size[32];

@@ -17,8 +17,6 @@ using nlohmann::json;
 using IdempotencyTest = ServerTest;
 
 constexpr size_t kKeyCharsMax = 128;
-constexpr size_t kBodyLimitBytes = 1 << 20;  // runledgerd's default --body-limit-bytes
-constexpr auto kReplyWait = std::chrono::seconds(30);
 
 Headers key(const std::string& k) { return {{"Idempotency-Key", k}}; }
 

@@ -34,14 +34,9 @@ bool wait_for(int fd, short events, Deadline deadline) {
   }
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // The value of a header in a raw head, lower-cased ("" when absent).
 std::string head_value(const std::string& head, const std::string& name) {
-  std::string h = lower(head);
+  std::string h = lowercase(head);
   auto at = h.find("\r\n" + name + ":");
   if (at == std::string::npos) return "";
   auto start = at + 2 + name.size() + 1;
@@ -52,6 +47,11 @@ std::string head_value(const std::string& head, const std::string& name) {
 }
 
 }  // namespace
+
+std::string lowercase(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 RawConnection::RawConnection(int port, int receive_buffer_bytes) {
   fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -19,6 +19,13 @@ inline Deadline deadline_in(std::chrono::milliseconds d) {
   return std::chrono::steady_clock::now() + d;
 }
 
+// How long a test waits for a reply: long on a loaded machine, yet a server
+// that never answers fails the test rather than hanging it.
+inline constexpr std::chrono::seconds kReplyWait{30};
+
+// `s` in ASCII lower case: header names match whatever their case.
+std::string lowercase(std::string s);
+
 class RawConnection {
  public:
   enum class ReadEnd {

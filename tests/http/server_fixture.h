@@ -3,6 +3,7 @@
 // test ends with SIGTERM, which must exit 0 (tools.md: "The server").
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,9 @@
 #include "tests/support/test_support.h"
 
 namespace runledger::testing {
+
+// runledgerd's default --body-limit-bytes.
+inline constexpr size_t kBodyLimitBytes = 1 << 20;
 
 class ServerTest : public ::testing::Test {
  protected:

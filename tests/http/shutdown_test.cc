@@ -25,7 +25,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kClients = 16;
+constexpr int kClientsDuringStop = 16;
 constexpr int kRounds = 3;
 constexpr auto kLoadBeforeStop = std::chrono::milliseconds(700);
 
@@ -54,7 +54,7 @@ TEST_F(ShutdownTest, EveryCommandThatRunsDuringAStopIsAnswered) {
     std::mutex mu;
     std::atomic<bool> stopped{false};
     std::vector<std::thread> clients;
-    for (int c = 0; c < kClients; ++c) {
+    for (int c = 0; c < kClientsDuringStop; ++c) {
       clients.emplace_back([&, c, port = server().port()] {
         ApiClient client(port);
         for (int i = 0; !stopped; ++i) {

@@ -42,12 +42,6 @@ constexpr auto kAnswerBound = 3s;
 // second here); less than a connection dropped from a full listen queue
 // would wait.
 constexpr auto kBurstWait = 45s;
-constexpr auto kReplyWait = 30s;
-
-std::string lowercase(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // A fresh connection's request, timed.
 Clock::duration timed_health(int port, int* status) {

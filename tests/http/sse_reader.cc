@@ -7,11 +7,6 @@
 namespace runledger::testing {
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // One event block ("id: 3\ndata: {...}") as an event; comments (": ...")
 // and unknown fields are skipped, as the SSE format says.
 SseEvent parse_block(const std::string& block) {
@@ -47,7 +42,7 @@ SseReader::SseReader(int port, const std::string& path, const std::string& last_
   head_ = bytes.substr(0, head_end + 2);
   raw_ = bytes.substr(head_end + 4);
   status_ = status_of(head_);
-  chunked_ = lower(head_).find("transfer-encoding: chunked") != std::string::npos;
+  chunked_ = lowercase(head_).find("transfer-encoding: chunked") != std::string::npos;
   decode();
 }
 

@@ -17,7 +17,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto kReplyWait = 30s;
 // The server's read timeout is 5 s from a request's first byte; a close
 // must come well before this.
 constexpr auto kCloseWait = 20s;
@@ -26,11 +25,6 @@ size_t count_of(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
-}
-
-std::string lowercase(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 std::string post_head(const std::string& path, const std::string& body,

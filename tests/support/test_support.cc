@@ -99,4 +99,9 @@ int free_port() {
   return port;
 }
 
+uint64_t env_number(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
 }  // namespace runledger::testing

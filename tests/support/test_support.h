@@ -72,6 +72,10 @@ class TempDir {
   std::string path_;
 };
 
+// The number in environment variable `name`; `fallback` when it is unset or
+// empty. Lets a run of a randomized or sized suite be made longer or replayed.
+uint64_t env_number(const char* name, uint64_t fallback);
+
 // Path of a built binary ("runledgerd", "runledger").
 std::string bin_path(const std::string& name);
 // A free loopback TCP port.

@@ -16,8 +16,6 @@ namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;  // the workload's own check failed
-constexpr int kExitUnreachable = 69;
-constexpr int kExitSoftware = 70;
 constexpr int kW1Commands = 11;
 constexpr int kW1Events = 12;
 

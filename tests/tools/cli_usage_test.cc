@@ -7,9 +7,6 @@
 namespace runledger::testing {
 namespace {
 
-constexpr int kExitUsage = 64;
-constexpr int kExitNoInput = 66;
-
 TEST(CliUsage, EverySubcommandHasHelp) {
   for (const char* sub : {"replay", "verify", "timeline", "events", "export", "import", "gate"}) {
     CliResult r = run_cli({sub, "--help"});

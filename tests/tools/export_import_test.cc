@@ -12,9 +12,6 @@
 namespace runledger::testing {
 namespace {
 
-constexpr int kExitDataErr = 65;
-constexpr int kExitCantCreate = 73;
-
 std::unique_ptr<EventStore> open_reading(const std::string& dir, const std::string& scratch) {
   StoreOptions o;
   o.secondary = true;

@@ -10,9 +10,6 @@ namespace runledger::testing {
 namespace {
 
 constexpr int kExitMayStart = 0;
-constexpr int kExitGateClosed = 76;
-constexpr int kExitUnreachable = 69;
-constexpr int kExitUsage = 64;
 
 TEST(Gate, AnswersFromARunningServer) {
   TempDir data;

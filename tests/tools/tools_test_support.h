@@ -24,6 +24,15 @@
 
 namespace runledger::testing {
 
+// The CLI's exit codes for errors (sysexits.h) and gate's "no" (tools.md).
+inline constexpr int kExitUsage = 64;        // bad arguments
+inline constexpr int kExitDataErr = 65;      // input that is not what it should be
+inline constexpr int kExitNoInput = 66;      // no data folder or file to read
+inline constexpr int kExitUnreachable = 69;  // the server did not answer
+inline constexpr int kExitSoftware = 70;     // an internal failure
+inline constexpr int kExitCantCreate = 73;   // an output that cannot be made
+inline constexpr int kExitGateClosed = 76;   // gate: new work may not start
+
 // The lines of a text.
 std::vector<std::string> lines_of(const std::string& text);
 
