@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install what is missing, build, and run the whole test suite; then the
-# sanitizer pass at CI size (scripts/sanitize.sh): the store and decider
-# suites under ASan + UBSan and 20 s of each fuzzer, in build-asan-ci/ at
-# -O0 (it builds fastest). RUNLEDGER_SANITIZE_CHECKS=0 skips that part.
+# sanitizer pass at CI size (scripts/sanitize.sh): the store, decider and
+# engine suites under ASan + UBSan (the randomized ones cut to a tenth) and
+# 20 s of each fuzzer, in build-asan-ci/ at -O0 (it builds fastest).
+# RUNLEDGER_SANITIZE_CHECKS=0 skips that part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -11,6 +12,6 @@ cd "$(dirname "$0")/.."
 if [ "${RUNLEDGER_SANITIZE_CHECKS:-1}" != 0 ]; then
   RUNLEDGER_ASAN_BUILD=build-asan-ci RUNLEDGER_ASAN_OPT=-O0 \
     RUNLEDGER_FUZZ_SECONDS="${RUNLEDGER_FUZZ_SECONDS:-20}" \
-    RUNLEDGER_ASAN_TESTS="${RUNLEDGER_ASAN_TESTS:-events_tests projections_tests}" \
+    RUNLEDGER_ASAN_TESTS="${RUNLEDGER_ASAN_TESTS:-events_tests projections_tests engine_tests}" \
     ./scripts/sanitize.sh
 fi
