@@ -100,8 +100,7 @@ bool is_finished(const State& s, std::string_view stream) {
 
 void evict_if_finished(State& s, std::string_view stream) {
   auto name = parse_stream(stream);
-  const EntityStatus entity = entity_status(s, stream);
-  if (!name || entity.version == 0 || !entity.finished) return;
+  if (!name || !entity_status(s, stream).finished_in_memory()) return;
   std::string id(name->id);
   switch (name->kind) {
     case EntityKind::kJob:
@@ -138,7 +137,7 @@ void evict_all_finished(State& s) {
 
 std::optional<std::string> finished_view(const State& s, std::string_view stream) {
   auto name = parse_stream(stream);
-  if (!name || !in_memory(s, stream) || !is_finished(s, stream)) return std::nullopt;
+  if (!name || !entity_status(s, stream).finished_in_memory()) return std::nullopt;
   switch (name->kind) {
     case EntityKind::kJob:
       return jobs::view_text(s, *find(s.jobs.by_id, name->id));

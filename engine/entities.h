@@ -31,6 +31,9 @@ uint32_t version_in_memory(const State& s, std::string_view stream);
 struct EntityStatus {
   uint32_t version = 0;  // 0: not in memory
   bool finished = false;
+  // In memory and finished: what eviction and a finished entity's stored
+  // view are about.
+  bool finished_in_memory() const { return version != 0 && finished; }
 };
 EntityStatus entity_status(const State& s, std::string_view stream);
 

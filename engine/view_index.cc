@@ -169,8 +169,7 @@ std::string prefix(Field field, std::string_view value) {
 std::vector<std::string> entries_of(const State& s, std::string_view stream) {
   std::vector<std::string> keys;
   auto name = parse_stream(stream);
-  const EntityStatus entity = entity_status(s, stream);
-  if (!name || entity.version == 0 || !entity.finished) return keys;
+  if (!name || !entity_status(s, stream).finished_in_memory()) return keys;
   switch (name->kind) {
     case EntityKind::kJob: {
       const jobs::Job& j = s.jobs.by_id.find(name->id)->second;

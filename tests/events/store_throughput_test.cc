@@ -24,11 +24,6 @@ constexpr size_t kDefaultBatchEvents = 500;
 // W1 has 11 events per job: one stream each.
 constexpr size_t kEventsPerStream = 11;
 
-size_t env_or(const char* name, size_t fallback) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? fallback : std::strtoull(v, nullptr, 10);
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -61,8 +56,8 @@ uint64_t table_bytes(const std::string& dir) {
 }
 
 TEST(StoreThroughput, AppendReplayAndVerifyEveryEvent) {
-  const size_t events = env_or("RUNLEDGER_BENCH_EVENTS", kDefaultEvents);
-  const size_t batch_events = env_or("RUNLEDGER_BENCH_BATCH", kDefaultBatchEvents);
+  const size_t events = env_number("RUNLEDGER_BENCH_EVENTS", kDefaultEvents);
+  const size_t batch_events = env_number("RUNLEDGER_BENCH_BATCH", kDefaultBatchEvents);
   ASSERT_GT(batch_events, 0u);
   const size_t batch_count = (events + batch_events - 1) / batch_events;
   TempDir dir;
