@@ -208,7 +208,7 @@ class ClientConnection {
   }
 
   void on_reply(int status, size_t head_bytes, size_t length) {
-    timer_.cancel();
+    disarm_timer();
     if (run_.plan.record_latency) {
       latency.add(std::chrono::duration<double, std::milli>(SteadyClock::now() - sent_).count());
     }
@@ -244,14 +244,30 @@ class ClientConnection {
   }
 
   // Closes the connection when `limit` passes before the timer is armed again
-  // or cancelled. A reply that completes just as the timer fires re-arms it
-  // later first, so the expiry check below tells a stale wake-up apart.
+  // or cancelled. Lazily, as the server does: arming moves a deadline, and
+  // the wait, when it ends, fails the run if the deadline passed or waits
+  // again until it; re-arming the asio timer for every command cost the load
+  // tool a cancelled wait each time, on the cores of the server it measures.
   void arm_timer(std::chrono::steady_clock::duration limit, std::string_view what) {
-    timer_.expires_after(limit);
-    timer_.async_wait([this, what, limit](boost::system::error_code ec) {
-      if (ec || timer_.expiry() > SteadyClock::now()) return;
-      fail(fmt::format("{} within {} s", what,
-                       std::chrono::duration_cast<std::chrono::seconds>(limit).count()));
+    deadline_ = SteadyClock::now() + limit;
+    limit_ = limit;
+    what_ = what;
+    // A pending wait is never replaced: each deadline here is later than the
+    // one before it (the connect timeout is the shortest and comes first).
+    if (!timer_waiting_) wait_for_deadline();
+  }
+
+  void disarm_timer() { deadline_ = SteadyClock::time_point::max(); }
+
+  void wait_for_deadline() {
+    timer_waiting_ = true;
+    timer_.expires_at(deadline_);
+    timer_.async_wait([this](boost::system::error_code ec) {
+      timer_waiting_ = false;
+      if (ec || closed_ || deadline_ == SteadyClock::time_point::max()) return;
+      if (SteadyClock::now() < deadline_) return wait_for_deadline();
+      fail(fmt::format("{} within {} s", what_,
+                       std::chrono::duration_cast<std::chrono::seconds>(limit_).count()));
     });
   }
 
@@ -271,6 +287,10 @@ class ClientConnection {
 
   tcp::socket socket_;
   asio::steady_timer timer_;
+  SteadyClock::time_point deadline_ = SteadyClock::time_point::max();
+  std::chrono::steady_clock::duration limit_{};
+  std::string_view what_;
+  bool timer_waiting_ = false;
   HttpRun& run_;
   const size_t index_;
   const std::string host_field_;

@@ -244,7 +244,7 @@ void Connection::submit(Request command, bool admitted) {
   }
   ctx_.engine.submit(std::move(command), [self = shared_from_this()](Reply r) mutable {
     // Runs on the engine's writer thread: the reply goes to the loop with
-    // the rest of its batch, and from there to the connection's strand.
+    // the rest of its batch, and from there to the connection's executor.
     ServerContext& ctx = self->ctx_;
     ctx.replies->deliver([self = std::move(self), r = std::move(r)]() mutable {
       auto* c = self.get();
@@ -312,7 +312,7 @@ void Connection::open_live_stream() {
 }
 
 void Connection::stream(uint64_t after) {
-  // On the blocking pool: the strand has nothing pending on this socket, so
+  // On the blocking pool: the loop has nothing pending on this socket, so
   // writing to it directly from here does not race the event loop.
   const int fd = socket_.native_handle();
   const int timeout_ms = ctx_.options.write_timeout_ms;
@@ -336,23 +336,34 @@ void Connection::stream(uint64_t after) {
 }
 
 void Connection::arm(int timeout_ms) {
-  const uint64_t generation = ++timer_generation_;
-  timer_.expires_after(std::chrono::milliseconds(timeout_ms));
-  timer_.async_wait([self = shared_from_this(), generation](error_code ec) {
-    if (ec || generation != self->timer_generation_) return;
-    self->close();
-  });
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  if (!timer_waiting_ || deadline_ < timer_expiry_) wait_for_deadline();
 }
 
-void Connection::disarm() {
-  ++timer_generation_;
-  timer_.cancel();
+void Connection::disarm() { deadline_ = std::chrono::steady_clock::time_point::max(); }
+
+void Connection::wait_for_deadline() {
+  timer_waiting_ = true;
+  timer_expiry_ = deadline_;
+  const uint64_t generation = ++timer_generation_;
+  timer_.expires_at(timer_expiry_);  // cancels a later wait, which then finds its generation old
+  timer_.async_wait([self = shared_from_this(), generation](error_code ec) {
+    if (generation != self->timer_generation_) return;
+    self->timer_waiting_ = false;
+    if (ec || self->closed_ || self->deadline_ == std::chrono::steady_clock::time_point::max()) {
+      return;
+    }
+    if (std::chrono::steady_clock::now() >= self->deadline_) return self->close();
+    self->wait_for_deadline();  // the deadline moved on since this wait began
+  });
 }
 
 void Connection::close() {
   if (closed_) return;
   closed_ = true;
   disarm();
+  ++timer_generation_;
+  timer_.cancel();  // the wait holds the connection: let it go now
   error_code ec;
   socket_.close(ec);
 }

@@ -14,14 +14,21 @@
 // Deadlines: a request must arrive whole within the read timeout from its
 // first byte (a client sending a byte now and then cannot hold the socket
 // longer), an idle keep-alive socket is closed after the keep-alive timeout,
-// and each reply must be taken within the write timeout.
+// and each reply must be taken within the write timeout. A deadline is
+// kept lazily: moving it is a store, and the timer, when it fires, closes
+// the socket if the deadline has passed or sleeps again until it. A request
+// moves the deadline three times (read, write, keep-alive), and re-arming an
+// asio timer each time cost a cancelled wait through the loop's scheduler
+// and often a timerfd_settime.
 //
-// Every member is used on the connection's strand only, except api_, which
+// Every member is used on the connection's executor only (the loop's one
+// thread, or a strand of its own when the loop has several), except api_, which
 // the blocking pool uses while a handler runs there, and the socket, which a
-// live stream writes to from the pool: the strand then leaves both alone (no
-// read is pending and the timer is off) until the pool hands back.
+// live stream writes to from the pool: the loop then leaves both alone (no
+// read is pending, and the timer finds no deadline) until the pool hands back.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -62,8 +69,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void open_live_stream();
   void stream(uint64_t after);
 
+  // Sets the deadline `timeout_ms` from now; disarm() lifts it.
   void arm(int timeout_ms);
   void disarm();
+  void wait_for_deadline();
   void close();
   // Stops sending, then reads and drops what the client still sends for a
   // moment before closing: a plain close with unread bytes resets the
@@ -74,7 +83,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ServerContext& ctx_;
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer timer_;
-  uint64_t timer_generation_ = 0;  // a timer that fires for an older arm() is ignored
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  bool timer_waiting_ = false;  // a wait on timer_ is pending, until timer_expiry_
+  std::chrono::steady_clock::time_point timer_expiry_;
+  uint64_t timer_generation_ = 0;  // a wait replaced by a sooner one is ignored
   const bool refuse_;
   bool closed_ = false;
 

@@ -66,8 +66,10 @@ struct Server::Impl {
   BlockingPool pool;
   ServerContext ctx;
   // The loop and what lives on it are destroyed before the members above:
-  // the connections its handlers still hold point to them.
-  asio::io_context io;
+  // the connections its handlers still hold point to them. With one loop
+  // thread the scheduler is told so: the handlers that thread queues for
+  // itself then skip its lock.
+  asio::io_context io{options.loop_threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT};
   LoopInbox replies{io};
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_retry{io};
@@ -96,10 +98,18 @@ struct Server::Impl {
   }
 
   void accept();
+
+  // Where a connection's handlers run. With one loop thread they never run
+  // at once, so a connection needs no strand of its own (a strand queues
+  // and locks for each handler it runs).
+  asio::any_io_executor connection_executor() {
+    if (options.loop_threads == 1) return io.get_executor();
+    return asio::make_strand(io);
+  }
 };
 
 void Server::Impl::accept() {
-  acceptor.async_accept(asio::make_strand(io), [this](error_code ec, tcp::socket socket) {
+  acceptor.async_accept(connection_executor(), [this](error_code ec, tcp::socket socket) {
     if (!acceptor.is_open()) return;
     if (ec) {
       // Out of file descriptors (or another passing failure): wait a moment
@@ -188,8 +198,8 @@ void Server::stop() {
     s.accept_retry.cancel();
   });
   // Replies in flight are in the inbox, its drain queued on the loop, before
-  // their count drops. The drain hands each to its connection's strand,
-  // which queues it once more, and the loop starts writing a reply as soon
+  // their count drops. The drain hands each to its connection's executor,
+  // which may queue it once more, and the loop starts writing a reply as soon
   // as it runs that handler: once a marker has gone round the loop twice
   // after them, they are on their way.
   if (s.ctx.in_flight.close_and_wait_idle(kStopWait) && s.serving) {

@@ -1,0 +1,143 @@
+// The socket deadlines when they differ from one another: a server in this
+// process on a real store and loopback, with a short read timeout and a long
+// keep-alive timeout, or the other way round. runledgerd's own timeouts are
+// all 5 s (wire_test.cc covers those); here a deadline set while a wait for
+// another is pending must be kept whether it comes sooner or later.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "engine/clock.h"
+#include "engine/engine.h"
+#include "events/event_store.h"
+#include "http/server.h"
+#include "tests/http/raw_connection.h"
+#include "tests/support/test_support.h"
+
+namespace runledger::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using Steady = std::chrono::steady_clock;
+
+// Far beyond each timeout here: a close must come well before it.
+constexpr auto kDeadlineCloseWait = 20s;
+
+class DeadlineServer {
+ public:
+  explicit DeadlineServer(const http::ServerOptions& options) {
+    std::unique_ptr<EventStore> store;
+    Status st = open_rocksdb_store(dir_.path(), StoreOptions{}, &store);
+    if (!st.ok()) throw std::runtime_error("opening the store failed: " + st.ToString());
+    EngineOptions eo;
+    eo.timers = false;
+    st = Engine::open(std::shared_ptr<EventStore>(std::move(store)), clock_, eo, &engine_);
+    if (!st.ok()) throw std::runtime_error("opening the engine failed: " + st.ToString());
+    server_ = std::make_unique<http::Server>(*engine_, options);
+    st = server_->bind();
+    if (!st.ok()) throw std::runtime_error("binding failed: " + st.ToString());
+    serving_ = std::thread([this] { server_->serve(); });
+  }
+  ~DeadlineServer() {
+    server_->stop();
+    serving_.join();
+    server_.reset();
+    engine_->shutdown();
+  }
+  DeadlineServer(const DeadlineServer&) = delete;
+  DeadlineServer& operator=(const DeadlineServer&) = delete;
+
+  int port() const { return server_->port(); }
+
+ private:
+  TempDir dir_;
+  SystemClock clock_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<http::Server> server_;
+  std::thread serving_;
+};
+
+http::ServerOptions deadline_options(int read_timeout_ms, int keep_alive_timeout_s) {
+  http::ServerOptions o;
+  o.port = 0;  // a free one
+  o.read_timeout_ms = read_timeout_ms;
+  o.keep_alive_timeout_s = keep_alive_timeout_s;
+  return o;
+}
+
+constexpr std::string_view kHealthRequest = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
+constexpr std::string_view kHalfHealthRequest = "GET /v1/health HTTP/1.1\r\nHost: x\r\n";
+
+// Reads until the server closes the socket, or the wait runs out.
+bool closed_by_server_within(RawConnection& conn, std::chrono::seconds wait) {
+  std::string rest;
+  auto end = conn.read_until(&rest, deadline_in(wait), [](const std::string&) { return false; });
+  return end == RawConnection::ReadEnd::kClosed || end == RawConnection::ReadEnd::kReset;
+}
+
+// After a reply the socket waits out a 30 s keep-alive; a request begun then
+// must still be cut at its own, sooner, read timeout.
+TEST(SocketDeadlines, AReadTimeoutSoonerThanTheKeepAliveTimeoutClosesAtTheReadTimeout) {
+  DeadlineServer server(deadline_options(/*read_timeout_ms=*/400, /*keep_alive_timeout_s=*/30));
+  RawConnection conn(server.port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  ASSERT_TRUE(conn.send_all(kHealthRequest, deadline_in(kReplyWait)));
+  std::string response;
+  ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
+  ASSERT_NE(response.find("200 OK"), std::string::npos) << response;
+  // Past the first read timeout's wait: the one pending is the keep-alive's.
+  std::this_thread::sleep_for(700ms);
+
+  const auto started = Steady::now();
+  ASSERT_TRUE(conn.send_all(kHalfHealthRequest, deadline_in(kReplyWait)));
+  EXPECT_TRUE(closed_by_server_within(conn, kDeadlineCloseWait))
+      << "open after " << kDeadlineCloseWait.count() << " s";
+  const auto took = Steady::now() - started;
+  EXPECT_GE(took, 350ms);  // not before the read timeout
+  EXPECT_LT(took, 15s);    // nor at the keep-alive timeout's 30 s
+}
+
+// The other way round: a 1 s keep-alive wait is pending when a request
+// begins with a 3 s read timeout; that wait ending must not close the
+// socket, and the read timeout must.
+TEST(SocketDeadlines, AReadTimeoutLaterThanTheKeepAliveTimeoutIsWaitedFor) {
+  DeadlineServer server(deadline_options(/*read_timeout_ms=*/3000, /*keep_alive_timeout_s=*/1));
+  RawConnection conn(server.port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  ASSERT_TRUE(conn.send_all(kHealthRequest, deadline_in(kReplyWait)));
+  std::string response;
+  ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
+
+  const auto started = Steady::now();
+  ASSERT_TRUE(conn.send_all(kHalfHealthRequest, deadline_in(kReplyWait)));
+  EXPECT_TRUE(closed_by_server_within(conn, kDeadlineCloseWait))
+      << "open after " << kDeadlineCloseWait.count() << " s";
+  EXPECT_GE(Steady::now() - started, 2800ms);  // the keep-alive's 1 s did not close it
+}
+
+// A request whose reply keeps its socket open goes on being served: each
+// request moves the keep-alive deadline on, and the wait pending from the
+// first one does not close the socket under a later request.
+TEST(SocketDeadlines, ASocketInUseOutlivesItsFirstKeepAliveDeadline) {
+  DeadlineServer server(deadline_options(/*read_timeout_ms=*/5000, /*keep_alive_timeout_s=*/1));
+  RawConnection conn(server.port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  const auto started = Steady::now();
+  int served = 0;
+  while (Steady::now() - started < 2500ms) {
+    ASSERT_TRUE(conn.send_all(kHealthRequest, deadline_in(kReplyWait))) << "after " << served;
+    std::string response;
+    ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone)
+        << "after " << served;
+    ++served;
+    std::this_thread::sleep_for(300ms);  // under the 1 s keep-alive each time
+  }
+  EXPECT_GE(served, 3);
+  EXPECT_TRUE(closed_by_server_within(conn, kDeadlineCloseWait));  // and idle, it goes after 1 s
+}
+
+}  // namespace
+}  // namespace runledger::testing
