@@ -78,16 +78,28 @@ bool closed_by_server_within(RawConnection& conn, std::chrono::seconds wait) {
   return end == RawConnection::ReadEnd::kClosed || end == RawConnection::ReadEnd::kReset;
 }
 
+// Sends a whole health request on `conn` and reads its 200 reply.
+::testing::AssertionResult health_answered(RawConnection& conn) {
+  if (!conn.send_all(kHealthRequest, deadline_in(kReplyWait))) {
+    return ::testing::AssertionFailure() << "the request could not be sent";
+  }
+  std::string response;
+  if (conn.read_response(&response, deadline_in(kReplyWait)) != RawConnection::ReadEnd::kDone) {
+    return ::testing::AssertionFailure() << "no whole reply: " << response;
+  }
+  if (response.rfind("HTTP/1.1 200 ", 0) != 0) {
+    return ::testing::AssertionFailure() << "not a 200: " << response;
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // After a reply the socket waits out a 30 s keep-alive; a request begun then
 // must still be cut at its own, sooner, read timeout.
 TEST(SocketDeadlines, AReadTimeoutSoonerThanTheKeepAliveTimeoutClosesAtTheReadTimeout) {
   DeadlineServer server(deadline_options(/*read_timeout_ms=*/400, /*keep_alive_timeout_s=*/30));
   RawConnection conn(server.port(), deadline_in(kReplyWait));
   ASSERT_TRUE(conn.connected());
-  ASSERT_TRUE(conn.send_all(kHealthRequest, deadline_in(kReplyWait)));
-  std::string response;
-  ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
-  ASSERT_NE(response.find("200 OK"), std::string::npos) << response;
+  ASSERT_TRUE(health_answered(conn));
   // Past the first read timeout's wait: the one pending is the keep-alive's.
   std::this_thread::sleep_for(700ms);
 
@@ -107,9 +119,7 @@ TEST(SocketDeadlines, AReadTimeoutLaterThanTheKeepAliveTimeoutIsWaitedFor) {
   DeadlineServer server(deadline_options(/*read_timeout_ms=*/3000, /*keep_alive_timeout_s=*/1));
   RawConnection conn(server.port(), deadline_in(kReplyWait));
   ASSERT_TRUE(conn.connected());
-  ASSERT_TRUE(conn.send_all(kHealthRequest, deadline_in(kReplyWait)));
-  std::string response;
-  ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone);
+  ASSERT_TRUE(health_answered(conn));
 
   const auto started = Steady::now();
   ASSERT_TRUE(conn.send_all(kHalfHealthRequest, deadline_in(kReplyWait)));
@@ -128,10 +138,7 @@ TEST(SocketDeadlines, ASocketInUseOutlivesItsFirstKeepAliveDeadline) {
   const auto started = Steady::now();
   int served = 0;
   while (Steady::now() - started < 2500ms) {
-    ASSERT_TRUE(conn.send_all(kHealthRequest, deadline_in(kReplyWait))) << "after " << served;
-    std::string response;
-    ASSERT_EQ(conn.read_response(&response, deadline_in(kReplyWait)), RawConnection::ReadEnd::kDone)
-        << "after " << served;
+    ASSERT_TRUE(health_answered(conn)) << "after " << served;
     ++served;
     std::this_thread::sleep_for(300ms);  // under the 1 s keep-alive each time
   }
