@@ -5,7 +5,9 @@
 // another is pending must be kept whether it comes sooner or later.
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <gtest/gtest.h>
