@@ -337,16 +337,15 @@ void Connection::stream(uint64_t after) {
 
 void Connection::arm(int timeout_ms) {
   deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  if (!timer_waiting_ || deadline_ < timer_expiry_) wait_for_deadline();
+  if (!timer_waiting_ || deadline_ < timer_.expiry()) wait_for_deadline();
 }
 
 void Connection::disarm() { deadline_ = std::chrono::steady_clock::time_point::max(); }
 
 void Connection::wait_for_deadline() {
   timer_waiting_ = true;
-  timer_expiry_ = deadline_;
   const uint64_t generation = ++timer_generation_;
-  timer_.expires_at(timer_expiry_);  // cancels a later wait, which then finds its generation old
+  timer_.expires_at(deadline_);  // cancels a later wait, which then finds its generation old
   timer_.async_wait([self = shared_from_this(), generation](error_code ec) {
     if (generation != self->timer_generation_) return;
     self->timer_waiting_ = false;

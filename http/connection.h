@@ -84,8 +84,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer timer_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
-  bool timer_waiting_ = false;  // a wait on timer_ is pending, until timer_expiry_
-  std::chrono::steady_clock::time_point timer_expiry_;
+  bool timer_waiting_ = false;     // a wait on timer_ is pending, until timer_.expiry()
   uint64_t timer_generation_ = 0;  // a wait replaced by a sooner one is ignored
   const bool refuse_;
   bool closed_ = false;
