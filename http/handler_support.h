@@ -48,6 +48,8 @@ int64_t query_int(const ApiRequest& r, const std::string& name, int64_t fallback
                   int64_t max);
 // A boolean query parameter ("true"/"false"), nullopt when absent.
 std::optional<bool> query_bool(const ApiRequest& r, const std::string& name);
+// A query parameter that names an entity by id (valid_id), nullopt when absent.
+std::optional<std::string> query_id(const ApiRequest& r, const std::string& name);
 
 // 422 for a field error.
 Reply field_error_reply(const FieldError& e);

@@ -6,7 +6,6 @@
 #include "engine/view_index.h"
 #include "http/entity_reads.h"
 #include "http/handler_support.h"
-#include "http/json_input.h"
 #include "http/routes.h"
 
 namespace runledger::http {
@@ -328,17 +327,8 @@ Reply list_jobs(Engine& engine, const ApiRequest& a) {
   }
   if (const auto* v = a.query_value("target")) target = *v;
   if (const auto* v = a.query_value("kind")) kind = *v;
-  // The cursor is the id of the last job of a page (`next`): anything that
-  // cannot be an id cannot have come from there.
-  std::string after;
-  if (const auto* v = a.query_value("after")) {
-    if (!valid_id(*v)) {
-      throw ApiError{422, "invalid_query",
-                     "query parameter 'after' must be a job id (the 'next' of a page)",
-                     {{"field", "after"}}};
-    }
-    after = *v;
-  }
+  // The cursor is the id of the last job of a page (`next`).
+  std::string after = query_id(a, "after").value_or("");
   auto keep = [&](const nlohmann::json& v) {
     return (!state || v.value("state", "") == *state) &&
            (!target || v.value("target", "") == *target) &&
