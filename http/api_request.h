@@ -12,13 +12,13 @@ namespace runledger::http {
 
 struct ApiRequest {
   std::string method;
-  std::string path;                              // decoded path, no query
-  std::map<std::string, std::string> params;     // from the route pattern
+  std::string path;                           // decoded path, no query
+  std::map<std::string, std::string> params;  // from the route pattern
   std::multimap<std::string, std::string> query;
   std::string body;
   std::string actor = "anonymous";
-  std::string idempotency_key;                   // empty: none
-  std::string last_event_id;                     // SSE resume header
+  std::string idempotency_key;  // empty: none
+  std::string last_event_id;    // SSE resume header
 
   const std::string& param(const std::string& name) const { return params.at(name); }
   // The query value, or nullptr when absent.

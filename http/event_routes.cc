@@ -14,8 +14,8 @@ constexpr int64_t kEventsLimitDefault = 100;
 void add_event_routes(Router& router, Engine& engine) {
   router.add("GET", "/v1/events", [&engine](ApiRequest& a) {
     auto after = static_cast<uint64_t>(query_int(a, "after", 0, 0, INT64_MAX));
-    auto limit = static_cast<uint64_t>(query_int(a, "limit", kEventsLimitDefault, 1,
-                                                 kEventsLimitMax));
+    auto limit =
+        static_cast<uint64_t>(query_int(a, "limit", kEventsLimitDefault, 1, kEventsLimitMax));
     nlohmann::json events = nlohmann::json::array();
     uint64_t last = after;
     Status st = engine.store().read_range(after, 0, [&](const fb::Event& e, std::string_view) {

@@ -101,9 +101,8 @@ void add_hold_routes(Router& router, Engine& engine) {
   });
   router.add("GET", "/v1/targets/{target}/gate", [&engine](ApiRequest& a) {
     std::string target = a.param("target");
-    return engine.read([&](const State& s, const Decision*) {
-      return Reply::json(200, holds::gate(s, target));
-    });
+    return engine.read(
+        [&](const State& s, const Decision*) { return Reply::json(200, holds::gate(s, target)); });
   });
 }
 

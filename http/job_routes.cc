@@ -80,9 +80,9 @@ std::string input_json(const JsonInput& in) {
   if (v == nullptr) return "null";
   std::string text = v->dump();
   if (text.size() > jobs::kInputBytesMax) {
-    throw FieldError{"invalid_field", "input",
-                     "field 'input' is larger than " + std::to_string(jobs::kInputBytesMax) +
-                         " bytes"};
+    throw FieldError{
+        "invalid_field", "input",
+        "field 'input' is larger than " + std::to_string(jobs::kInputBytesMax) + " bytes"};
   }
   return text;
 }
@@ -112,10 +112,10 @@ Request enqueue(const nlohmann::json& body) {
     }
     c.reuse_on_rerun = std::move(kept);
   }
-  c.max_attempts = static_cast<int>(in.opt_integer("max_attempts", 1, jobs::kMaxAttemptsMax)
-                                        .value_or(3));
-  c.priority = static_cast<int>(
-      in.opt_integer("priority", -kPriorityAbsMax, kPriorityAbsMax).value_or(0));
+  c.max_attempts =
+      static_cast<int>(in.opt_integer("max_attempts", 1, jobs::kMaxAttemptsMax).value_or(3));
+  c.priority =
+      static_cast<int>(in.opt_integer("priority", -kPriorityAbsMax, kPriorityAbsMax).value_or(0));
   c.not_before_ms = in.opt_time_ms("not_before").value_or(0);
   Request r;
   std::string id = c.id;
@@ -143,8 +143,8 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
       in.only({"worker", "kinds", "lease_s"});
       jobs::Claim c;
       c.worker = in.str("worker", kNameBytesMax);
-      c.kinds = in.opt_str_list("kinds", kKindsMax, kNameBytesMax).value_or(
-          std::vector<std::string>{});
+      c.kinds =
+          in.opt_str_list("kinds", kKindsMax, kNameBytesMax).value_or(std::vector<std::string>{});
       c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
       c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
       Request r;
@@ -318,7 +318,8 @@ Reply list_jobs(Engine& engine, const ApiRequest& a) {
   std::optional<std::string> state, target, kind;
   if (const auto* v = a.query_value("state")) {
     if (!jobs::attempt_state_from(*v)) {
-      throw ApiError{422, "invalid_query",
+      throw ApiError{422,
+                     "invalid_query",
                      "query parameter 'state' must be one of QUEUED, LEASED, RUNNING, STALE, "
                      "SUCCEEDED, FAILED, CANCELLED",
                      {{"field", "state"}}};
@@ -331,8 +332,7 @@ Reply list_jobs(Engine& engine, const ApiRequest& a) {
   std::string after = query_id(a, "after").value_or("");
   auto keep = [&](const nlohmann::json& v) {
     return (!state || v.value("state", "") == *state) &&
-           (!target || v.value("target", "") == *target) &&
-           (!kind || v.value("kind", "") == *kind);
+           (!target || v.value("target", "") == *target) && (!kind || v.value("kind", "") == *kind);
   };
   auto live_page = [&](const State& s) {
     std::vector<nlohmann::json> out;

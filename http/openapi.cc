@@ -116,8 +116,10 @@ nlohmann::json build() {
       {"properties", {{"error", {{"type", "string"}}}, {"code", {{"type", "string"}}}}}};
   nlohmann::json doc = {
       {"openapi", "3.0.3"},
-      {"info", {{"title", "runledger"}, {"version", "1"},
-                {"description", "Event-sourced state engine for data jobs and connectors."}}},
+      {"info",
+       {{"title", "runledger"},
+        {"version", "1"},
+        {"description", "Event-sourced state engine for data jobs and connectors."}}},
       {"components", {{"schemas", {{"Error", error_schema}}}}},
       {"paths", nlohmann::json::object()}};
   for (const auto& op : operations()) {
@@ -127,8 +129,8 @@ nlohmann::json build() {
     std::string path = op.path;
     for (size_t i = path.find('{'); i != std::string::npos; i = path.find('{', i + 1)) {
       std::string name = path.substr(i + 1, path.find('}', i) - i - 1);
-      params.push_back({{"name", name}, {"in", "path"}, {"required", true},
-                        {"schema", {{"type", "string"}}}});
+      params.push_back(
+          {{"name", name}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}});
     }
     if (!params.empty()) o["parameters"] = params;
     if (!op.body_fields.empty()) {
@@ -140,11 +142,11 @@ nlohmann::json build() {
              {{"schema",
                {{"type", "object"}, {"properties", props}, {"additionalProperties", false}}}}}}}};
     }
-    nlohmann::json err = {{"description", "error"},
-                          {"content", {{"application/json",
-                                        {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
-    o["responses"] = {{std::to_string(op.success), {{"description", "success"}}},
-                      {"default", err}};
+    nlohmann::json err = {
+        {"description", "error"},
+        {"content",
+         {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
+    o["responses"] = {{std::to_string(op.success), {{"description", "success"}}}, {"default", err}};
     if (op.repeatable_create) {
       o["responses"]["200"] = {{"description", "the same body posted again: nothing changed"}};
     }

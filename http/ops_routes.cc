@@ -8,8 +8,8 @@ namespace runledger::http {
 void add_ops_routes(Router& router, Engine& engine) {
   router.add("GET", "/v1/health", [&engine](ApiRequest&) {
     if (!engine.writable()) {
-      return Reply::error(503, "unavailable", "the engine cannot write: " +
-                                                  engine.unavailable_reason(),
+      return Reply::error(503, "unavailable",
+                          "the engine cannot write: " + engine.unavailable_reason(),
                           {{"status", "unavailable"}});
     }
     // A read through the sequencer proves it is alive, not just the socket.
@@ -25,9 +25,7 @@ void add_ops_routes(Router& router, Engine& engine) {
     r.content_type = "text/plain; version=0.0.4";
     return r;
   });
-  router.add("GET", "/v1/openapi.json", [](ApiRequest&) {
-    return Reply{200, openapi_document()};
-  });
+  router.add("GET", "/v1/openapi.json", [](ApiRequest&) { return Reply{200, openapi_document()}; });
 }
 
 }  // namespace runledger::http

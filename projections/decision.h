@@ -67,7 +67,7 @@ struct Policy {
   int64_t lease_min_s = 1;
   int64_t lease_max_s = 3600;
   int64_t stale_lock_s = 3600;
-  int64_t retry_backoff_s = 1;        // first retry; doubles per attempt
+  int64_t retry_backoff_s = 1;  // first retry; doubles per attempt
   int64_t retry_backoff_max_s = 300;
 };
 
@@ -89,9 +89,7 @@ struct Context {
 
 // Stream names.
 inline std::string job_stream(std::string_view id) { return "job/" + std::string(id); }
-inline std::string connector_stream(std::string_view id) {
-  return "connector/" + std::string(id);
-}
+inline std::string connector_stream(std::string_view id) { return "connector/" + std::string(id); }
 inline std::string hold_stream(std::string_view id) { return "hold/" + std::string(id); }
 
 }  // namespace runledger

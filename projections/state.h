@@ -13,8 +13,8 @@
 namespace runledger {
 
 struct State {
-  uint64_t last_seq = 0;   // seq of the last event folded
-  Hash last_hash{};        // its SHA-256 (the next event's prev_hash)
+  uint64_t last_seq = 0;  // seq of the last event folded
+  Hash last_hash{};       // its SHA-256 (the next event's prev_hash)
   jobs::JobsState jobs;
   connectors::ConnectorsState connectors;
   holds::HoldsState holds;

@@ -15,6 +15,7 @@ packages=(
   libgoogle-perftools-dev     # tcmalloc, the allocator of the shipped binaries
   libgtest-dev libgmock-dev   # tests
   curl procps                 # scripts and restart tests
+  clang-format                # the format check of scripts/test.sh
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install what is missing, build, and run the whole test suite; then the
+# Install what is missing, build, check the formatting of every source
+# (.clang-format), and run the whole test suite; then the
 # sanitizer pass at CI size (scripts/sanitize.sh): the store, decider and
 # engine suites under ASan + UBSan (the randomized ones cut to a tenth) and
 # 20 s of each fuzzer, in build-asan-ci/ at -O0 (it builds fastest).
@@ -8,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/build.sh
+cmake --build build --target format-check
 (cd build && ctest --output-on-failure --timeout 900 -j2)
 if [ "${RUNLEDGER_SANITIZE_CHECKS:-1}" != 0 ]; then
   RUNLEDGER_ASAN_BUILD=build-asan-ci RUNLEDGER_ASAN_OPT=-O0 \

@@ -54,7 +54,8 @@ void add_flags(CLI::App& app, Flags& f) {
       ->envname("RUNLEDGER_BODY_LIMIT_BYTES")
       ->check(CLI::Range(1024, 64 * 1024 * 1024))
       ->capture_default_str();
-  app.add_option("--http-threads", f.http_threads, "threads running the HTTP handlers that wait (reads, scans, live streams)")
+  app.add_option("--http-threads", f.http_threads,
+                 "threads running the HTTP handlers that wait (reads, scans, live streams)")
       ->envname("RUNLEDGER_HTTP_THREADS")
       ->check(CLI::Range(2, 4096))
       ->capture_default_str();
