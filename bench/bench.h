@@ -45,6 +45,10 @@ struct BenchOptions {
   // lease-expiry: a projection snapshot every N events however many entities
   // are live (0: the engine's own rule, EngineOptions).
   uint64_t snapshot_every_events = 0;
+  // replay: keep every finished entity in memory to the end, as
+  // `runledger replay` does to print them, instead of dropping them as the
+  // fold goes, as a start without a snapshot does.
+  bool keep_finished = false;
   std::string data;    // empty: a temporary folder, removed at the end
   std::string server;  // w1-http: drive this server instead of an in-process one
   ProgressFn progress;

@@ -1,5 +1,6 @@
 #include "engine/state_loader.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -69,10 +70,16 @@ Status load_state(const EventStore& store, const LoadOptions& options, State* ou
       return st;
     }
   }
-  // Folding from the first event, every entity's history comes in order;
-  // after a snapshot, which holds live entities only, an event of one that
-  // had finished before it needs that entity's earlier history first.
-  const bool from_snapshot = report->snapshot_seq != 0;
+  // Folding from the first event and keeping every entity, each history
+  // comes in order; after a snapshot, which holds live entities only, or once
+  // finished entities leave memory during the fold, an event of one that had
+  // finished needs that entity's earlier history first.
+  const bool may_have_left = report->snapshot_seq != 0 || options.evict_finished;
+  const uint64_t evict_every = std::max<uint64_t>(options.evict_every_events, 1);
+  auto evict = [&] {
+    if (options.before_eviction) options.before_eviction(s);
+    evict_all_finished(s);
+  };
   Status inner;
   Status st =
       read_range_ahead(store, s.last_seq, options.until_seq,
@@ -80,7 +87,7 @@ Status load_state(const EventStore& store, const LoadOptions& options, State* ou
                          inner = check_continuity(s, e);
                          if (!inner.ok()) return false;
                          std::string_view stream = e.stream()->string_view();
-                         if (from_snapshot && e.stream_version() > 1 && !in_memory(s, stream)) {
+                         if (may_have_left && e.stream_version() > 1 && !in_memory(s, stream)) {
                            inner = hydrate(store, s, stream, e.seq() - 1);
                            if (!inner.ok()) return false;
                          }
@@ -89,6 +96,7 @@ Status load_state(const EventStore& store, const LoadOptions& options, State* ou
                          ++report->replayed;
                          if (options.progress && report->replayed % 100000 == 0)
                            options.progress(report->replayed);
+                         if (options.evict_finished && report->replayed % evict_every == 0) evict();
                          return true;
                        });
   if (st.ok()) st = inner;
@@ -96,7 +104,7 @@ Status load_state(const EventStore& store, const LoadOptions& options, State* ou
     if (!options.tolerate_damage || st.code() != Status::Code::kCorruption) return st;
     report->damage = st;
   }
-  if (options.evict_finished) evict_all_finished(s);
+  if (options.evict_finished) evict();
   report->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   *out = std::move(s);
   return Status::Ok();

@@ -2,8 +2,8 @@
 // snapshot plus the tail of the log after it, verifying every event it reads
 // (decodes, gapless seq, hash chain from the snapshot's hash). A snapshot
 // that is damaged or disagrees with the log is set aside for a fold from the
-// first event: the log is the truth. Finished entities touched by the tail
-// are dropped from memory at the end.
+// first event: the log is the truth. Finished entities are dropped from
+// memory while folding and at the end (LoadOptions::evict_finished).
 #pragma once
 
 #include <cstdint>
@@ -30,9 +30,16 @@ struct LoadOptions {
   bool tolerate_damage = false;
   uint64_t until_seq = 0;  // 0: to the end
   bool use_snapshot = true;
-  // Drop finished entities from memory at the end, as the engine does. A
+  // Drop finished entities from memory as the fold goes (after every
+  // evict_every_events events) and at the end, as the engine does, so that
+  // folding a long history holds about the live entities, not all of them;
+  // an event of one that was dropped loads it back from its stream first. A
   // replay that shows the whole history keeps them.
   bool evict_finished = true;
+  uint64_t evict_every_events = uint64_t{1} << 16;
+  // Called with the state just before each such eviction (a caller that
+  // counts finished entities sees them there).
+  std::function<void(const State&)> before_eviction;
   // Progress callback (events folded so far), called now and then.
   std::function<void(uint64_t)> progress;
 };

@@ -142,11 +142,14 @@ Workload add_replay_bench(CLI::App& bench) {
   Workload w = add_workload(
       bench, "replay",
       "Generate a log of at least N events (W1 jobs through the engine), then time a full fold "
-      "of every projection from the first event (no snapshot)",
+      "of every projection from the first event (no snapshot), dropping finished jobs from "
+      "memory as it goes, as a start without a snapshot does",
       bench::run_replay);
   add_events(w);
   add_callers(w);
   add_data(w);
+  w.app->add_flag("--keep-finished", w.flags->options.keep_finished,
+                  "keep every finished job in memory to the end, as `runledger replay` does");
   return w;
 }
 

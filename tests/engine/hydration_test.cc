@@ -155,5 +155,40 @@ TEST_F(Hydration, AHoldOnAFinishedJobIsPlacedAgainstItsLatestAttempt) {
   EXPECT_TRUE(same_state(replayed, live));
 }
 
+TEST_F(Hydration, AFoldThatDropsFinishedJobsAsItGoesLoadsThemBackForALaterEvent) {
+  // Given a job that finished and was then rerun (attempt 2 queued, reusing
+  // FETCH from attempt 1), and another job that finished
+  finish("j");
+  ASSERT_EQ(run(h.engine(), jobs::Rerun{"j", "late data"}).status, 200);
+  finish("k");
+  // When the log is folded from its first event, dropping finished entities
+  // after every event
+  LoadOptions lo;
+  lo.use_snapshot = false;
+  lo.evict_every_events = 1;
+  size_t evictions = 0;
+  size_t finished_seen = 0;
+  lo.before_eviction = [&](const State& s) {
+    ++evictions;
+    finished_seen += s.jobs.count_by_state.at("SUCCEEDED");
+  };
+  State s;
+  LoadReport report;
+  ASSERT_TRUE(load_state(h.store(), lo, &s, &report).ok());
+  // Then the rerun found attempt 1 again: the state is the engine's, and the
+  // same as a fold that drops finished jobs only at the end
+  auto dropped_as_it_goes = state_digest(s);
+  EXPECT_TRUE(same_state(dropped_as_it_goes, engine_digest(h.engine())));
+  EXPECT_TRUE(same_state(dropped_as_it_goes, loaded_digest(h.store(), false)));
+  auto it = s.jobs.by_id.find("j");
+  ASSERT_NE(it, s.jobs.by_id.end());
+  EXPECT_EQ(jobs::view(s, it->second)["steps"][0]["state"], "REUSED");
+  EXPECT_EQ(s.jobs.by_id.count("k"), 0u);
+  // and each eviction was announced first (once per event, and at the end),
+  // while j's first attempt and k were still counted
+  EXPECT_EQ(evictions, report.replayed + 1);
+  EXPECT_EQ(finished_seen, 2u);
+}
+
 }  // namespace
 }  // namespace runledger::testing

@@ -172,6 +172,17 @@ TEST(BenchReplay, FoldsTheWholeGeneratedLog) {
   EXPECT_EQ(j.value("count", 0), 1200);  // 100 jobs of 12 events
   EXPECT_EQ(j["checks"].value("events_folded", 0), 1200);
   EXPECT_EQ(j["checks"].value("jobs_succeeded", 0), 100);
+  EXPECT_EQ(j["checks"].value("jobs_in_memory", -1), 0);  // finished: read from the store
+  EXPECT_EQ(j["parameters"].value("keep_finished", true), false);
+}
+
+TEST(BenchReplay, KeepsEveryFinishedJobWhenAsked) {
+  nlohmann::json j =
+      bench_json({"replay", "--events", "1200", "--callers", "4", "--keep-finished"});
+  expect_common_figures(j, "replay");
+  EXPECT_EQ(j["checks"].value("jobs_succeeded", 0), 100);
+  EXPECT_EQ(j["checks"].value("jobs_in_memory", 0), 100);
+  EXPECT_EQ(j["parameters"].value("keep_finished", false), true);
 }
 
 TEST(BenchRestart, OpensTheEngineOnTheSnapshotAndTail) {
