@@ -63,17 +63,4 @@ std::optional<nlohmann::json> view_of(const State& s, std::string_view stream) {
   return std::nullopt;
 }
 
-nlohmann::json state_json(const State& s) {
-  nlohmann::json jobs_out = nlohmann::json::array();
-  for (const auto& [id, j] : s.jobs.by_id) jobs_out.push_back(jobs::view(s, j));
-  nlohmann::json connectors_out = nlohmann::json::array();
-  for (const auto& [id, c] : s.connectors.by_id) connectors_out.push_back(connectors::view(c));
-  nlohmann::json holds_out = nlohmann::json::array();
-  for (const auto& [id, h] : s.holds.by_id) holds_out.push_back(holds::view(h));
-  return {{"seq", s.last_seq},
-          {"jobs", std::move(jobs_out)},
-          {"connectors", std::move(connectors_out)},
-          {"holds", std::move(holds_out)}};
-}
-
 }  // namespace runledger::cli

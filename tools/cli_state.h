@@ -36,8 +36,5 @@ using ViewMap = std::map<std::string, nlohmann::json>;
 ViewMap views_of(const State& s);
 // The entity behind `stream`, nullopt when it is not in `s`.
 std::optional<nlohmann::json> view_of(const State& s, std::string_view stream);
-// {"seq": N, "jobs": [...], "connectors": [...], "holds": [...]}, each
-// list in id order.
-nlohmann::json state_json(const State& s);
 
 }  // namespace runledger::cli

@@ -116,6 +116,30 @@ TEST(Replay, KeepsFinishedEntitiesOfTheWholeHistory) {
   EXPECT_EQ(replayed.at("connector/c2").at("status"), "paused");
 }
 
+TEST(Replay, PrintsTheStateAsAJsonWriterWouldLayItOut) {
+  // The state is written one entity at a time, not dumped from one tree: the
+  // text must still be exactly what a JSON dump of the same content gives,
+  // keys in the contract's order, compact and with --pretty.
+  EngineRig rig;
+  run_mixed_workload(rig);
+  rig.close();
+  for (bool pretty : {false, true}) {
+    std::vector<std::string> args = {"replay", "--data", rig.data()};
+    if (pretty) args.push_back("--pretty");
+    CliResult r = run_cli(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    nlohmann::ordered_json state = nlohmann::ordered_json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(state.is_discarded()) << r.out;
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : state.items()) keys.push_back(key);
+    EXPECT_EQ(keys, (std::vector<std::string>{"seq", "jobs", "connectors", "holds"}));
+    EXPECT_FALSE(state.at("jobs").empty());
+    EXPECT_FALSE(state.at("connectors").empty());
+    EXPECT_FALSE(state.at("holds").empty());
+    EXPECT_EQ(r.out, (pretty ? state.dump(2) : state.dump()) + "\n") << "pretty: " << pretty;
+  }
+}
+
 TEST(ReplayCompare, CleanAfterAMixedWorkloadWhileTheEngineRuns) {
   // Snapshots every 10 events: the server's side is a snapshot plus a tail.
   EngineRig rig(/*snapshot_every_events=*/10);
