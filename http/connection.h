@@ -22,7 +22,7 @@
 // and often a timerfd_settime.
 //
 // Every member is used on the connection's executor only (the loop's one
-// thread, or a strand of its own when the loop has several), except api_, which
+// thread), except api_, which
 // the blocking pool uses while a handler runs there, and the socket, which a
 // live stream writes to from the pool: the loop then leaves both alone (no
 // read is pending, and the timer finds no deadline) until the pool hands back.

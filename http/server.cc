@@ -5,17 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
-#include <thread>
-#include <vector>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 
-#include "engine/thread_name.h"
 #include "http/connection.h"
 #include "http/server_context.h"
 
@@ -66,10 +62,13 @@ struct Server::Impl {
   BlockingPool pool;
   ServerContext ctx;
   // The loop and what lives on it are destroyed before the members above:
-  // the connections its handlers still hold point to them. With one loop
-  // thread the scheduler is told so: the handlers that thread queues for
-  // itself then skip its lock.
-  asio::io_context io{options.loop_threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT};
+  // the connections its handlers still hold point to them. The loop runs on
+  // one thread, and the scheduler is told so: the handlers that thread
+  // queues for itself then skip its lock, and a connection needs no strand
+  // (a strand queues and locks for each handler it runs). One loop thread
+  // keeps the engine busy on a small machine and leaves its cores to the
+  // sequencer and the writer.
+  asio::io_context io{1};
   LoopInbox replies{io};
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_retry{io};
@@ -98,18 +97,10 @@ struct Server::Impl {
   }
 
   void accept();
-
-  // Where a connection's handlers run. With one loop thread they never run
-  // at once, so a connection needs no strand of its own (a strand queues
-  // and locks for each handler it runs).
-  asio::any_io_executor connection_executor() {
-    if (options.loop_threads == 1) return io.get_executor();
-    return asio::make_strand(io);
-  }
 };
 
 void Server::Impl::accept() {
-  acceptor.async_accept(connection_executor(), [this](error_code ec, tcp::socket socket) {
+  acceptor.async_accept(io.get_executor(), [this](error_code ec, tcp::socket socket) {
     if (!acceptor.is_open()) return;
     if (ec) {
       // Out of file descriptors (or another passing failure): wait a moment
@@ -176,15 +167,7 @@ void Server::serve() {
   if (impl_->stopped) return;
   impl_->serving = true;
   impl_->accept();
-  std::vector<std::thread> more;
-  for (size_t i = 1; i < impl_->options.loop_threads; ++i) {
-    more.emplace_back([this] {
-      name_this_thread("rl-http-loop");
-      impl_->io.run();
-    });
-  }
   impl_->io.run();
-  for (auto& t : more) t.join();
 }
 
 void Server::stop() {

@@ -11,10 +11,6 @@ namespace runledger::http {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;
-  // Threads of the event loop that reads requests and writes replies. One is
-  // enough to keep the engine busy on a small machine, and leaves its cores
-  // to the sequencer and the writer.
-  size_t loop_threads = 1;
   // Threads that run the handlers which wait (reads, scans, live streams).
   size_t threads = 128;
   size_t queue_max = 1024;  // such requests waiting for a thread; beyond: 503
