@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "engine/idempotency.h"
+#include "http/json_depth.h"
 #include "http/number_overflow.h"
 
 namespace runledger::http {
@@ -14,6 +15,20 @@ nlohmann::json parse_body(const ApiRequest& r) {
   bool blank = true;
   for (char c : r.body) blank = blank && (c == ' ' || c == '\n' || c == '\r' || c == '\t');
   if (blank) return nlohmann::json::object();
+  if (auto deep = json_too_deep(r.body, kJsonBodyDepthMax)) {
+    // Checked without building the tree; whether the text is JSON at all
+    // decides between 400 and 422, as it does for any other body.
+    if (!nlohmann::json::accept(r.body)) {
+      throw ApiError{400, "invalid_json", "the body is not valid JSON"};
+    }
+    if (deep->field.empty()) {
+      throw ApiError{400, "invalid_json", "the body must be a JSON object"};
+    }
+    throw FieldError{"invalid_field", deep->field,
+                     "field '" + deep->field + "' nests arrays and objects too deeply: a body " +
+                         "nests at most " + std::to_string(kJsonBodyDepthMax) +
+                         " levels, itself the first"};
+  }
   auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     if (auto field = overflowing_number_path(r.body)) {

@@ -15,8 +15,11 @@
 // reads them, checking each line against that rendering.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
+
+#include "http/json_depth.h"
 
 namespace runledger::cli {
 
@@ -24,5 +27,8 @@ inline constexpr std::string_view kExportFormat = "runledger-export";
 inline constexpr int kExportVersion = 2;
 inline constexpr int kExportVersionOldestRead = 1;
 inline constexpr std::string_view kExportBytesField = "bytes";
+// How deeply an event's line may nest: its data holds a job's input or a
+// step's output, each no deeper than a request body, a few levels down.
+inline constexpr size_t kExportLineDepthMax = 2 * http::kJsonBodyDepthMax;
 
 }  // namespace runledger::cli

@@ -19,6 +19,7 @@
 #include "engine/view_index.h"
 #include "events/keys.h"
 #include "events/rocksdb_store.h"
+#include "http/json_depth.h"
 #include "projections/snapshot.h"
 #include "tools/cli_base64.h"
 #include "tools/cli_commands.h"
@@ -68,6 +69,13 @@ Status parse_header(const std::string& line, Header* h) {
 Status parse_event(const std::string& line, uint64_t line_no, DataRendering rendering,
                    EncodedEvent* out) {
   const std::string where = "line " + std::to_string(line_no) + ": ";
+  // The comparison below recurses once per level. The server stores nothing
+  // deeper than a body may nest, which an event's line wraps in two or
+  // three levels more; a line far deeper was not written by an export.
+  if (http::json_too_deep(line, kExportLineDepthMax)) {
+    return Status::Invalid(where + "nests arrays and objects deeper than " +
+                           std::to_string(kExportLineDepthMax) + " levels");
+  }
   auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   const std::string field(kExportBytesField);
   if (j.is_discarded() || !j.is_object() || !j.contains(field) || !j[field].is_string()) {

@@ -1,8 +1,9 @@
 // 422 on a real server (quality.md "Bad input"): missing fields, wrong
 // types, unknown fields, out-of-range and huge numbers, bad times, unknown
-// enum values, a 10,000-step plan, lease tokens of the wrong length, invalid
-// ids and bad query parameters. Each reply names the offending field, and
-// each refusal leaves the log exactly as it was.
+// enum values, a 10,000-step plan, free-form fields nested too deeply, lease
+// tokens of the wrong length, invalid ids and bad query parameters. Each
+// reply names the offending field, and each refusal leaves the log exactly
+// as it was.
 #include <string>
 #include <vector>
 
@@ -325,6 +326,55 @@ TEST_F(BadInputTest, PlanOfTenThousandStepsIsRefused) {
       post("an empty plan", "/v1/jobs", {{"kind", "k"}, {"target", "t"}, {"plan", json::array()}},
            "invalid_field", "plan"),
   });
+}
+
+// `input`, `output` and `documents` take any JSON, but a value written back
+// out recurses once per level: 100,000 nested arrays (200 KB, inside the
+// body limit) took the server's stack and the process with it.
+TEST_F(BadInputTest, FreeFormFieldsNestedBeyondTheLimitAreRefused) {
+  constexpr size_t kDeep = 100'000;
+  constexpr size_t kBodyDepthMax = 128;  // http::kJsonBodyDepthMax, the body itself the first
+  constexpr size_t kBracketsInText = 10'000;
+  auto nested = [](size_t levels) {
+    std::string text(levels, '[');
+    text.append(levels, ']');
+    return text;
+  };
+  const std::string token = "\"lease_token\":\"" + token_ + "\"";
+  expect_all_refused({
+      {"input 100,000 levels deep", "POST", "/v1/jobs",
+       R"({"kind":"k","target":"t","input":)" + nested(kDeep) + "}", "invalid_field", "input"},
+      {"input one level too deep", "POST", "/v1/jobs",
+       R"({"kind":"k","target":"t","input":)" + nested(kBodyDepthMax) + "}", "invalid_field",
+       "input"},
+      {"a step's output", "POST", "/v1/jobs/j1/steps/FETCH/done",
+       "{" + token + R"(,"output":)" + nested(kDeep) + "}", "invalid_field", "output"},
+      {"documents of a sync", "POST", "/v1/connectors/c1/syncs/" + sync_id_ + "/progress",
+       R"({"documents":{"pending":)" + nested(kDeep) + "}}", "invalid_field", "documents"},
+      {"a field that does not exist", "POST", "/v1/jobs",
+       R"({"kind":"k","target":"t","deep":)" + nested(kDeep) + "}", "invalid_field", "deep"},
+  });
+  // Brackets inside strings are text, not levels.
+  EXPECT_TRUE(IsStatus(client().send("POST", "/v1/jobs",
+                                     R"({"id":"brackets","kind":"k","target":"t","input":")" +
+                                         std::string(kBracketsInText, '[') + R"("})",
+                                     {}),
+                       201));
+  // A body too deep that is not JSON, or not an object, is what it was.
+  EXPECT_TRUE(
+      IsError(client().send("POST", "/v1/jobs", R"({"input":)" + std::string(kDeep, '['), {}), 400,
+              "invalid_json"));
+  EXPECT_TRUE(IsError(client().send("POST", "/v1/jobs", nested(kDeep), {}), 400, "invalid_json"));
+  // At the limit, the input is taken and comes back as it was sent.
+  const std::string deepest = nested(kBodyDepthMax - 1);
+  ApiReply taken =
+      client().send("POST", "/v1/jobs",
+                    R"({"id":"deepest","kind":"k","target":"t","input":)" + deepest + "}", {});
+  ASSERT_TRUE(IsStatus(taken, 201));
+  EXPECT_EQ(taken.json["input"].dump(), deepest);
+  EXPECT_EQ(client().get("/v1/jobs/deepest").json["input"].dump(), deepest);
+  // The worker's lease was left alone, and the server serves on.
+  EXPECT_TRUE(IsStatus(worker_call(client(), "j1", "heartbeat", token_), 200));
 }
 
 TEST_F(BadInputTest, LeaseTokensOfTheWrongShapeAreRefused) {

@@ -192,6 +192,26 @@ TEST_F(ExportImport, ImportRefusesALineWhoseBytesAreNotItsJson) {
   EXPECT_FALSE(std::filesystem::exists(target_)) << "a failed import leaves nothing behind";
 }
 
+TEST_F(ExportImport, ImportRefusesALineThatNestsFarDeeperThanAnExportWrites) {
+  // Comparing such a line with its event's JSON would recurse once per
+  // level: 100,000 levels took the stack of the process.
+  constexpr size_t kLevels = 100'000;
+  auto lines = read_lines(file_);
+  auto line = nlohmann::json::parse(lines[3]);
+  line.erase("data");
+  std::string text = line.dump();
+  text.insert(text.size() - 1,
+              ",\"data\":" + std::string(kLevels, '[') + std::string(kLevels, ']'));
+  lines[3] = text;
+  write_lines(file_, lines);
+  CliResult r = run_cli({"import", "--data", target_, "--in", file_});
+  EXPECT_EQ(r.code, kExitDataErr) << r.err;
+  EXPECT_NE(r.err.find("line 4: nests arrays and objects deeper than 256 levels"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(target_)) << "a failed import leaves nothing behind";
+}
+
 TEST_F(ExportImport, ImportRefusesAFileCutShort) {
   auto lines = read_lines(file_);
   lines.pop_back();
