@@ -39,7 +39,7 @@ bool all_valid(const std::vector<std::string>& ids) {
 }  // namespace
 
 Decision not_found(const std::string& id) {
-  return Decision::reject(404, "not_found", fmt::format("Connector {} not found", id));
+  return Decision::reject(404, "not_found", fmt::format("connector {} not found", id));
 }
 
 Decision invalid_field(std::string_view field, std::string message) {

@@ -193,7 +193,7 @@ TEST(ConnectorUpdate, NameAndStatusTogetherRecordBothChanges) {
 TEST(ConnectorUpdate, UnknownConnectorIsNotFound) {
   Given g;
   Decision d = g.run(status_update("paused"));
-  expect_refused(d, 404, "not_found", "Connector c1 not found");
+  expect_refused(d, 404, "not_found", "connector c1 not found");
 }
 
 // ---- start sync: deleting, paused, running, otherwise ----
@@ -260,7 +260,7 @@ TEST(ConnectorStartSync, RunningAnswersSyncAlreadyInProgress) {
 
 TEST(ConnectorStartSync, UnknownConnectorIsNotFound) {
   Given g;
-  expect_refused(g.run(StartSync{"nope", "s1"}), 404, "not_found", "Connector nope not found");
+  expect_refused(g.run(StartSync{"nope", "s1"}), 404, "not_found", "connector nope not found");
 }
 
 // ---- abort ----
@@ -320,7 +320,7 @@ TEST(ConnectorDelete, IdleIsDeletedAndTheReplyShowsItDeleting) {
   EXPECT_EQ(d.body["id"], "c2");
   EXPECT_TRUE(d.body["last_error"].is_null());
   EXPECT_FALSE(exists(g, "c2"));
-  expect_refused(g.run(StartSync{"c2", "s9"}), 404, "not_found", "Connector c2 not found");
+  expect_refused(g.run(StartSync{"c2", "s9"}), 404, "not_found", "connector c2 not found");
   accept(g, Delete{"c1"});
   EXPECT_TRUE(g.state.connectors.slots.empty());
   EXPECT_EQ(next_due_ms(g.state), 0);

@@ -231,7 +231,7 @@ TEST(ConnectorFencing, AReportForAnUnknownSyncLeavesTheRunningOneAlone) {
 TEST(ConnectorFencing, AReportForAnUnknownConnectorIsNotFoundAndRecordsNothing) {
   Given g;
   Decision d = g.run(ReportFailed{"c1", "s1", "x"});
-  expect_refused(d, 404, "not_found", "Connector c1 not found");
+  expect_refused(d, 404, "not_found", "connector c1 not found");
   EXPECT_TRUE(d.events.empty());
   EXPECT_TRUE(g.log().empty());
 }

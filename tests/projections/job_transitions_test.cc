@@ -147,6 +147,36 @@ TEST_F(JobTransitions, StaleIsNotCancelledWithoutAResolution) {
   expect_invalid_transition(cancel("j1"), AttemptState::kStale);
 }
 
+TEST_F(JobTransitions, StaleWithACancelRequestedAllowsOnlyAReattach) {
+  // Given a cancel requested while running, and then the lease lost
+  given_running("j1");
+  expect_accepted(cancel("j1"));
+  advance_s(g.policy.lease_default_s);
+  expect_accepted(expire());
+  ASSERT_EQ(state_of("j1"), AttemptState::kStale);
+  // When the worker acknowledges the cancel, Then it is refused (STALE may
+  // not become CANCELLED), and what the refusal allows does not offer it.
+  Decision d = cancel_ack("j1");
+  expect_invalid_transition(d, AttemptState::kStale);
+  EXPECT_EQ(d.rejection->extra["allowed"], nlohmann::json({"reattach"}));
+  EXPECT_EQ(d.rejection->message, "job j1 is STALE: cannot cancel-ack (allowed: reattach)");
+}
+
+TEST_F(JobTransitions, ACancelRequestedOffersItsAcknowledgementWhileLeasedOrRunning) {
+  enqueue("j1");
+  claim();
+  expect_accepted(cancel("j1"));
+  Decision leased = step_start("j1", "FETCH");
+  ASSERT_TRUE(leased.rejection);
+  EXPECT_EQ(leased.rejection->extra["allowed"],
+            nlohmann::json({"heartbeat", "release", "start", "cancel", "cancel-ack"}));
+  given_running("j2", "t2");
+  expect_accepted(cancel("j2"));
+  Decision running = start("j2");
+  ASSERT_TRUE(running.rejection);
+  EXPECT_EQ(running.rejection->extra["allowed"].back(), "cancel-ack");
+}
+
 TEST_F(JobTransitions, QueuedRefusesEveryCommandOfALease) {
   enqueue("j1");
   token["j1"] = "never-handed-out";
