@@ -1,6 +1,8 @@
 #include "http/server.h"
 
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +15,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "http/connection.h"
+#include "http/listen_address.h"
 #include "http/server_context.h"
 
 namespace runledger::http {
@@ -132,30 +135,35 @@ Status Server::bind() {
   const auto& o = impl_->options;
   if (!o.auth_tokens_path.empty()) {
     Status st = impl_->auth.load(o.auth_tokens_path);
-    if (!st.ok()) return st;
+    if (!st.ok()) {
+      if (o.listen_fd >= 0) ::close(o.listen_fd);
+      return st;
+    }
   }
   impl_->connections_fit = connections_that_fit(o.connections_max + kRefusedConnectionsMax);
   impl_->refused_room = std::min(kRefusedConnectionsMax, impl_->connections_fit / 8);
   const std::string where = o.host + ":" + std::to_string(o.port);
+  int fd = o.listen_fd;
+  if (fd < 0) {
+    ListenAddress own;
+    if (Status s = ListenAddress::take(o.host, o.port, &own); !s.ok()) return s;
+    fd = own.release();
+  }
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   error_code ec;
-  tcp::resolver resolver(impl_->io);
-  auto endpoints = resolver.resolve(o.host, std::to_string(o.port), ec);
-  if (ec || endpoints.empty()) {
-    return Status::IoError("cannot listen on " + where + ": " +
-                           (ec ? ec.message() : std::string("no such address")));
-  }
-  tcp::endpoint endpoint = endpoints.begin()->endpoint();
   auto& acceptor = impl_->acceptor;
-  if (!acceptor.open(endpoint.protocol(), ec)) {
-    // Only SO_REUSEADDR: with SO_REUSEPORT a second server would bind the
-    // same port silently and share the traffic.
-    acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  acceptor.assign(addr.ss_family == AF_INET6 ? tcp::v6() : tcp::v4(), fd, ec);
+  if (ec) {
+    ::close(fd);
+    return Status::IoError("cannot listen on " + where + ": " + ec.message());
   }
-  if (!ec) acceptor.bind(endpoint, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
     error_code ignored;
     acceptor.close(ignored);
+    // Bound, but another socket on the port started listening first.
     return Status::IoError("cannot listen on " + where + ": " + ec.message() +
                            " (is another server using this port?)");
   }

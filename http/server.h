@@ -32,7 +32,8 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Binds the socket; fails (with the reason) when the address is taken.
+  // Binds the socket (or takes over options.listen_fd) and listens on it;
+  // fails (with the reason) when the address is taken.
   Status bind();
   // Serves until stop(). REQUIRES: bind() succeeded.
   void serve();

@@ -11,6 +11,9 @@ namespace runledger::http {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;
+  // A socket bound to host:port by ListenAddress::take() ahead of the
+  // server, which then takes it over (closes it); -1: bind() binds one.
+  int listen_fd = -1;
   // Threads that run the handlers which wait (reads, scans, live streams).
   size_t threads = 128;
   size_t queue_max = 1024;  // such requests waiting for a thread; beyond: 503

@@ -10,6 +10,7 @@
 
 #include "engine/engine.h"
 #include "engine/log.h"
+#include "http/listen_address.h"
 #include "http/server.h"
 #include "tools/server_startup.h"
 
@@ -160,6 +161,14 @@ int server_main(int argc, char** argv) {
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // The address first: a port in use stops the start before the data
+  // folder is created, read or written.
+  http::ListenAddress address;
+  if (Status a = http::ListenAddress::take(host, port, &address); !a.ok()) {
+    log::error("{}", a.ToString());
+    return 1;
+  }
+
   std::error_code ec;
   std::filesystem::create_directories(f.data, ec);
   ReadOnlyFolderLock read_only_lock;
@@ -203,6 +212,7 @@ int server_main(int argc, char** argv) {
   http::ServerOptions ho;
   ho.host = host;
   ho.port = port;
+  ho.listen_fd = address.release();
   ho.threads = f.http_threads;
   ho.body_limit_bytes = f.body_limit_bytes;
   ho.api.lease_max_s = f.lease_max_s;

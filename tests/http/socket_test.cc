@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -55,7 +56,8 @@ using SocketTest = ServerTest;
 
 TEST_F(SocketTest, SecondServerOnTheSamePortFailsAndSaysWhy) {
   TempDir other_data;
-  ServerProcess second(other_data.path(), {}, server().port());
+  const std::string folder = other_data.path() + "/data";
+  ServerProcess second(folder, {}, server().port());
 
   auto code = second.wait_exit(ServerProcess::kReadyWait);
   ASSERT_TRUE(code.has_value()) << "the second server did not stop: " << second.log();
@@ -66,6 +68,9 @@ TEST_F(SocketTest, SecondServerOnTheSamePortFailsAndSaysWhy) {
   EXPECT_TRUE(lower.find("in use") != std::string::npos ||
               lower.find("another server") != std::string::npos)
       << log;
+  // It stopped before its data folder was made, let alone replayed or
+  // written to.
+  EXPECT_FALSE(std::filesystem::exists(folder)) << log;
   EXPECT_TRUE(IsStatus(client().get("/v1/health"), 200));
 }
 

@@ -1,0 +1,76 @@
+#include "http/listen_address.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace runledger::http {
+namespace {
+
+int bound_port(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return 0;
+  if (addr.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+  return 0;
+}
+
+}  // namespace
+
+ListenAddress::~ListenAddress() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+ListenAddress::ListenAddress(ListenAddress&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), port_(other.port_) {}
+
+ListenAddress& ListenAddress::operator=(ListenAddress&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    port_ = other.port_;
+  }
+  return *this;
+}
+
+Status ListenAddress::take(const std::string& host, int port, ListenAddress* out) {
+  const std::string where = host + ":" + std::to_string(port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
+    return Status::IoError("cannot listen on " + where + ": " + ::gai_strerror(rc));
+  }
+  // The first address, as the server resolved it before.
+  const addrinfo& a = *found;
+  int fd = ::socket(a.ai_family, a.ai_socktype | SOCK_CLOEXEC, a.ai_protocol);
+  int err = fd < 0 ? errno : 0;
+  const int on = 1;
+  if (fd >= 0 && ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0) err = errno;
+  if (fd >= 0 && err == 0 && ::bind(fd, a.ai_addr, a.ai_addrlen) != 0) err = errno;
+  ::freeaddrinfo(found);
+  if (err != 0) {
+    if (fd >= 0) ::close(fd);
+    std::string why = std::strerror(err);
+    if (err == EADDRINUSE) why += " (is another server using this port?)";
+    return Status::IoError("cannot listen on " + where + ": " + why);
+  }
+  ListenAddress taken;
+  taken.fd_ = fd;
+  taken.port_ = bound_port(fd);
+  *out = std::move(taken);
+  return Status::Ok();
+}
+
+int ListenAddress::release() { return std::exchange(fd_, -1); }
+
+}  // namespace runledger::http
