@@ -244,6 +244,13 @@ void embed_json_texts(nlohmann::json& data) {
   }
 }
 
+// ConnectorCreated and ConnectorUpdated keep "no schedule" as 0 (the
+// schema's default); the connector's view, and so readers, show null.
+void render_absent_schedule(nlohmann::json& data) {
+  auto it = data.find("sync_schedule_s");
+  if (it != data.end() && it->is_number_integer() && it->get<int64_t>() == 0) *it = nullptr;
+}
+
 }  // namespace
 
 nlohmann::json event_data_json(const fb::Event& event, DataRendering rendering) {
@@ -257,9 +264,10 @@ nlohmann::json event_data_json(const fb::Event& event, DataRendering rendering) 
   }
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return nlohmann::json::object();
-  const bool readers = rendering == DataRendering::kReaders;
-  render_times(j, /*unset_as_null=*/readers);
-  if (readers) embed_json_texts(j);
+  const bool version1 = rendering == DataRendering::kExportVersion1;
+  render_times(j, /*unset_as_null=*/!version1);
+  if (!version1) embed_json_texts(j);
+  if (rendering == DataRendering::kReaders) render_absent_schedule(j);
   return j;
 }
 

@@ -49,10 +49,13 @@ std::string format_time_ms(int64_t ms);
 bool parse_time_ms(std::string_view text, int64_t* ms);
 
 // How event data is rendered. kReaders: as the API shows it (a job's input
-// and a step's output as the JSON given, an unset time as null).
-// kExportVersion1: as version 1 export files carry it (those two as JSON
-// text, an unset time as the epoch), so that import still checks such files.
-enum class DataRendering : uint8_t { kReaders, kExportVersion1 };
+// and a step's output as the JSON given, an unset time as null, a
+// connector's absent schedule as null, as its view shows it).
+// kExportVersion2 and kExportVersion1: as export files of those versions
+// carry it, so that import still checks such files: version 2 had an absent
+// schedule as 0; version 1 also had those two as JSON text and an unset
+// time as the epoch.
+enum class DataRendering : uint8_t { kReaders, kExportVersion2, kExportVersion1 };
 
 // The payload alone as JSON, generated from the schema (field names as in
 // event.fbs; `X_ms` times shown as `X` in RFC 3339).

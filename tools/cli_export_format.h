@@ -1,6 +1,6 @@
 // The export file of `runledger export` / `import`: JSON Lines.
 //
-//   line 1   {"format": "runledger-export", "version": 2,
+//   line 1   {"format": "runledger-export", "version": 3,
 //             "log_format": "runledger-log-1", "events": N, "last_hash": "<64 hex>"}
 //   line 2.. the event JSON of the API (`event_json`) with one more field,
 //            "bytes": the event exactly as stored, base64 (RFC 4648).
@@ -10,9 +10,11 @@
 // import checks that each line's bytes decode to its JSON, that the chain
 // holds, and that the count and the last hash are the header's.
 //
-// Version 1 files carried the event data as it was shown then (a job's input
-// and a step's output as JSON text, an unset time as the epoch); import still
-// reads them, checking each line against that rendering.
+// Older files carried the event data as it was shown then: version 2 a
+// connector's absent schedule as 0 (now null, as its view shows it), version
+// 1 also a job's input and a step's output as JSON text and an unset time as
+// the epoch. Import still reads them, checking each line against the
+// rendering of its version.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +26,7 @@
 namespace runledger::cli {
 
 inline constexpr std::string_view kExportFormat = "runledger-export";
-inline constexpr int kExportVersion = 2;
+inline constexpr int kExportVersion = 3;
 inline constexpr int kExportVersionOldestRead = 1;
 inline constexpr std::string_view kExportBytesField = "bytes";
 // How deeply an event's line may nest: its data holds a job's input or a

@@ -180,8 +180,9 @@ Status import_file(std::istream& in, EventStore& store, size_t batch_events) {
   if (!std::getline(in, line)) return Status::Invalid("the file is empty");
   Header header;
   if (Status s = parse_header(line, &header); !s.ok()) return s;
-  const DataRendering rendering =
-      header.version == 1 ? DataRendering::kExportVersion1 : DataRendering::kReaders;
+  const DataRendering rendering = header.version == 1   ? DataRendering::kExportVersion1
+                                  : header.version == 2 ? DataRendering::kExportVersion2
+                                                        : DataRendering::kReaders;
   Importer importer(store, batch_events);
   Progress progress("import", header.events);
   uint64_t line_no = 1;
