@@ -109,7 +109,12 @@ sigset_t shutdown_signals() {
   return set;
 }
 
-// Exit status of a start refused on a damaged log.
+// Exit statuses: 0 a clean stop; 1 a start that could not be made (the
+// address or the data folder taken, a store that would not open); 2 flags
+// that are wrong, whatever the flag parser would have said; 3 a start
+// refused on a damaged log.
+constexpr int kExitCannotStart = 1;
+constexpr int kExitUsage = 2;
 constexpr int kExitDamagedLog = 3;
 
 int refuse_damaged_log(const std::string& data, const Status& found) {
@@ -132,30 +137,35 @@ int server_main(int argc, char** argv) {
   CLI::App app{"runledgerd: the runledger engine and its HTTP API"};
   Flags f;
   add_flags(app, f);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Prints the help, or what is wrong and how to get the help.
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
 
   log::Level level;
   if (!log::parse_level(f.log_level, &level)) {
     std::fprintf(stderr, "--log-level must be debug, info, warn or error\n");
-    return 2;
+    return kExitUsage;
   }
   log::set_level(level);
   std::string host;
   int port = 0;
   if (!split_listen(f.listen, &host, &port)) {
     std::fprintf(stderr, "--listen must be HOST:PORT, got '%s'\n", f.listen.c_str());
-    return 2;
+    return kExitUsage;
   }
   if (!is_loopback(host) && f.auth_tokens.empty()) {
     std::fprintf(stderr,
                  "refusing to listen on %s without --auth-tokens: only loopback "
                  "addresses may run without authentication\n",
                  host.c_str());
-    return 2;
+    return kExitUsage;
   }
   if (f.lease_default_s > f.lease_max_s) {
     std::fprintf(stderr, "--lease-default-s must not exceed --lease-max-s\n");
-    return 2;
+    return kExitUsage;
   }
 
   sigset_t signals = shutdown_signals();
@@ -166,7 +176,7 @@ int server_main(int argc, char** argv) {
   http::ListenAddress address;
   if (Status a = http::ListenAddress::take(host, port, &address); !a.ok()) {
     log::error("{}", a.ToString());
-    return 1;
+    return kExitCannotStart;
   }
 
   std::error_code ec;
@@ -175,7 +185,7 @@ int server_main(int argc, char** argv) {
   if (f.read_only) {
     if (Status l = read_only_lock.acquire(f.data); !l.ok()) {
       log::error("{}", l.ToString());
-      return 1;
+      return kExitCannotStart;
     }
   }
   StoreOptions so;
@@ -185,7 +195,7 @@ int server_main(int argc, char** argv) {
   if (st.code() == Status::Code::kCorruption) return refuse_damaged_log(f.data, st);
   if (!st.ok()) {
     log::error("cannot open the data folder {}: {}", f.data, st.ToString());
-    return 1;
+    return kExitCannotStart;
   }
   std::shared_ptr<EventStore> store = std::move(raw_store);
   SystemClock clock;
@@ -221,7 +231,7 @@ int server_main(int argc, char** argv) {
   st = server.bind();
   if (!st.ok()) {
     log::error("{}", st.ToString());
-    return 1;
+    return kExitCannotStart;
   }
   log::info("listening on {}:{} with data in {}{}", host, server.port(), f.data,
             f.read_only ? " (read-only)" : "");
