@@ -22,10 +22,10 @@
 // and often a timerfd_settime.
 //
 // Every member is used on the connection's executor only (the loop's one
-// thread), except api_, which
-// the blocking pool uses while a handler runs there, and the socket, which a
-// live stream writes to from the pool: the loop then leaves both alone (no
-// read is pending, and the timer finds no deadline) until the pool hands back.
+// thread), except api_, which the blocking pool uses while a handler runs
+// there, and the socket, which a live stream writes to from the pool: the
+// loop then leaves both alone (no read is pending, and the timer finds no
+// deadline) until the pool hands back.
 #pragma once
 
 #include <chrono>

@@ -1,7 +1,6 @@
 #include "http/listen_address.h"
 
 #include <netdb.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,31 +9,17 @@
 #include <utility>
 
 namespace runledger::http {
-namespace {
-
-int bound_port(int fd) {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return 0;
-  if (addr.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
-  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
-  return 0;
-}
-
-}  // namespace
 
 ListenAddress::~ListenAddress() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-ListenAddress::ListenAddress(ListenAddress&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), port_(other.port_) {}
+ListenAddress::ListenAddress(ListenAddress&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
 
 ListenAddress& ListenAddress::operator=(ListenAddress&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
-    port_ = other.port_;
   }
   return *this;
 }
@@ -66,7 +51,6 @@ Status ListenAddress::take(const std::string& host, int port, ListenAddress* out
   }
   ListenAddress taken;
   taken.fd_ = fd;
-  taken.port_ = bound_port(fd);
   *out = std::move(taken);
   return Status::Ok();
 }

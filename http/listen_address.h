@@ -30,11 +30,9 @@ class ListenAddress {
 
   // The bound socket, now the caller's to close; -1 when there is none.
   int release();
-  int port() const { return port_; }
 
  private:
   int fd_ = -1;
-  int port_ = 0;
 };
 
 }  // namespace runledger::http

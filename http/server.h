@@ -1,5 +1,5 @@
-// Server: the HTTP facade, event-driven on Boost.Asio. A few loop threads
-// serve every socket (http/connection.h): a request that is a command goes
+// Server: the HTTP facade, event-driven on Boost.Asio. One loop thread
+// serves every socket (http/connection.h): a request that is a command goes
 // from the socket to the engine and its durable reply back to the socket
 // without a thread waiting for it, so a thread wakes once for many replies
 // (the engine completes a whole group commit at once) instead of once for
