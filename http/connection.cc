@@ -244,14 +244,11 @@ void Connection::submit(Request command, bool admitted) {
   }
   ctx_.engine.submit(std::move(command), [self = shared_from_this()](Reply r) mutable {
     // Runs on the engine's writer thread: the reply goes to the loop with
-    // the rest of its batch, and from there to the connection's executor.
+    // the rest of its batch. The loop's one thread is the connection's
+    // executor, so the inbox's task sends it there and then.
     ServerContext& ctx = self->ctx_;
-    ctx.replies->deliver([self = std::move(self), r = std::move(r)]() mutable {
-      auto* c = self.get();
-      asio::dispatch(
-          c->socket_.get_executor(),
-          [self = std::move(self), r = std::move(r)]() mutable { self->send(std::move(r)); });
-    });
+    ctx.replies->deliver(
+        [self = std::move(self), r = std::move(r)]() mutable { self->send(std::move(r)); });
     ctx.in_flight.done();
   });
 }

@@ -77,9 +77,10 @@ std::string read_whole_file(const std::string& path) {
   return ss.str();
 }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+CliResult run_binary(const std::string& name, const std::vector<std::string>& args,
+                     const std::vector<std::string>& env) {
   TempDir io;
-  std::vector<std::string> argv = {bin_path("runledger")};
+  std::vector<std::string> argv = {bin_path(name)};
   argv.insert(argv.end(), args.begin(), args.end());
   const std::string out = io.path() + "/out", err = io.path() + "/err";
   CliResult r;
@@ -92,6 +93,10 @@ CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::s
   r.out = read_whole_file(out);
   r.err = read_whole_file(err);
   return r;
+}
+
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  return run_binary("runledger", args, env);
 }
 
 }  // namespace runledger::testing

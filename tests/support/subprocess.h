@@ -36,8 +36,11 @@ struct CliResult {
   std::string err;
 };
 
-// Runs the built `runledger` with `args` and clean_environment(`env`), and
-// waits for it.
+// Runs the built binary `name` ("runledger", "runledgerd") with `args` and
+// clean_environment(`env`), and waits for it.
+CliResult run_binary(const std::string& name, const std::vector<std::string>& args,
+                     const std::vector<std::string>& env = {});
+// run_binary("runledger", ...).
 CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
 
 }  // namespace runledger::testing
