@@ -151,8 +151,8 @@ void Engine::submit(Request request, Completion done) {
   }
 }
 
-bool Engine::sequencer_may_take(size_t open_requests) const {
-  return !queue_.empty() || (open_requests > 0 && !writer_busy_.load(std::memory_order_relaxed));
+bool Engine::sequencer_may_take() const {
+  return !queue_.empty() || (open_requests_ > 0 && !writer_busy_.load(std::memory_order_relaxed));
 }
 
 Reply Engine::read(Renderer render) {
@@ -208,17 +208,30 @@ void Engine::shutdown() {
 // everything that came during the last write, one fsync for all of them,
 // but deciding it is done by the time the write before it ends, and the
 // writer starts the next fsync at once instead of waiting for the sequencer.
+//
+// The sequencer holds state_mu_ while it is awake; asleep, it leaves the
+// open batch to the writer, which then hands it over to itself the moment
+// its write ends (see take_open_batch) without waking this thread.
 void Engine::run() {
-  auto open = std::make_unique<Batch>();
+  std::unique_lock<std::mutex> state_lk(state_mu_);
+  open_ = std::make_unique<Batch>();
   open_batch();
   for (;;) {
     std::deque<Pending> fresh;
     bool stopping = false;
     {
       std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return stopping_ || sequencer_may_take(open->requests.size()); });
+      open_requests_ = open_->requests.size();
+      if (!stopping_ && !sequencer_may_take()) {
+        state_lk.unlock();
+        cv_.wait(lk, [&] { return stopping_ || sequencer_may_take(); });
+        // state_mu_ before mu_, as the writer takes them.
+        lk.unlock();
+        state_lk.lock();
+        lk.lock();
+      }
       stopping = stopping_;
-      const size_t room = options_.batch_requests_max - open->requests.size();
+      const size_t room = options_.batch_requests_max - open_->requests.size();
       if (queue_.size() <= room) {
         fresh.swap(queue_);  // the usual case: no request moved here
       } else {
@@ -227,35 +240,34 @@ void Engine::run() {
           queue_.pop_front();
         }
       }
-      if (stopping && fresh.empty() && open->requests.empty()) break;  // all decided
+      if (stopping && fresh.empty() && open_->requests.empty()) break;  // all decided
     }
     // How the write before ended is learnt before deciding on top of it: a
     // request sent after a 503 is decided on the rebuilt State. The writer
     // marks itself done before it replies, so that is seen here.
-    if (!settle_if_written(open.get())) {
-      open = std::make_unique<Batch>();  // refused with the failed write
+    if (!settle_if_written(open_.get())) {
+      open_ = std::make_unique<Batch>();  // refused with the failed write
       open_batch();
     }
     for (auto& p : fresh) {
-      Pending& taken = open->requests.emplace_back(std::move(p));
+      Pending& taken = open_->requests.emplace_back(std::move(p));
       // After a command failed half-way the State must be rebuilt: the rest
       // of the batch is refused with it, undecided.
-      if (!open->apply_failed && !apply_request(taken, *open)) open->apply_failed = true;
+      if (!open_->apply_failed && !apply_request(taken, *open_)) open_->apply_failed = true;
       // The writer is done while requests are still being decided: it gets
       // what is decided so far at once rather than wait for the rest (a
       // thousand requests take milliseconds), and the rest opens the next
       // batch.
-      if (!open->apply_failed && !writer_busy_.load(std::memory_order_acquire)) {
-        hand_over(open);
-      }
+      if (!open_->apply_failed && !writer_busy_.load(std::memory_order_acquire)) hand_over();
     }
-    if (open->requests.empty()) continue;
-    if (!writer_busy_.load(std::memory_order_acquire) || stopping || open->apply_failed ||
-        open->requests.size() >= options_.batch_requests_max) {
-      hand_over(open);
+    if (open_->requests.empty()) continue;
+    if (!writer_busy_.load(std::memory_order_acquire) || stopping || open_->apply_failed ||
+        open_->requests.size() >= options_.batch_requests_max) {
+      hand_over();
     }
   }
   settle_write(nullptr);  // the last batch: durable, and what it finished leaves memory
+  state_lk.unlock();
   {
     std::lock_guard<std::mutex> lk(write_mu_);
     writer_stop_ = true;
@@ -265,11 +277,11 @@ void Engine::run() {
 }
 
 // Closes the open batch, gives it to the writer and opens the next.
-void Engine::hand_over(std::unique_ptr<Batch>& open) {
-  if (!open->apply_failed) close_batch(*open);
-  commit(std::move(open));
+void Engine::hand_over() {
+  if (!open_->apply_failed) close_batch(*open_);
+  commit(std::move(open_));
   arm_timer();
-  open = std::make_unique<Batch>();
+  open_ = std::make_unique<Batch>();
   open_batch();
 }
 

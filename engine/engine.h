@@ -1,11 +1,15 @@
-// Engine: the command pipeline. One sequencer thread owns the State: it
-// decides every command against it, folds the events and renders the reply.
+// Engine: the command pipeline. One sequencer thread decides every command
+// against the State, folds the events and renders the reply.
 // Everything queued while it decides forms the next batch, which it hands to
 // the writer thread to group-commit as ONE WriteBatch with sync=true; while
 // that fsync runs, the sequencer already decides the batch after it. Replies
 // (and reads, which also run on the sequencer) are released by the writer
 // only after their batch, and so every batch before it, is durable: nobody
 // ever sees state a crash could lose.
+//
+// When the write ends while the sequencer sleeps, the writer hands the open
+// batch over to itself instead of waking the sequencer to do it: one thread
+// wake-up fewer in every cycle, which on two busy cores was a third of it.
 //
 // Because the batch being written is not on disk yet, the sequencer must
 // not look for its records there: finished entities leave memory only once
@@ -140,7 +144,7 @@ class Engine {
   // Sequencer thread (engine.cc).
   void run();
   void open_batch();
-  void hand_over(std::unique_ptr<Batch>& open);
+  void hand_over();
   void sort_touched(Batch& b);
   void close_batch(Batch& b);
   bool apply_request(Pending& p, Batch& b);
@@ -158,14 +162,20 @@ class Engine {
   void mark_write_failed(const Status& st);
   void rebuild();
   void write_loop();
+  bool take_open_batch();
+  bool snapshot_due(const Batch& b, uint64_t events_since) const;
   void store_snapshot(uint64_t seq, std::string snapshot);
 
   std::shared_ptr<EventStore> store_;
   const Clock& clock_;
   EngineOptions options_;
-  State state_;  // REQUIRES: sequencer thread
   Metrics metrics_;
-  // REQUIRES: sequencer thread
+  // Held by whoever decides or hands over: the sequencer while it is awake,
+  // the writer while it takes the open batch (take_open_batch). Before mu_.
+  std::mutex state_mu_;
+  // GUARDED_BY(state_mu_): state_ down to stored_finished_, and ids_.
+  State state_;
+  std::unique_ptr<Batch> open_;  // the requests decided since the last hand-over
   uint64_t events_since_snapshot_ = 0;
   std::unordered_map<std::string, uint32_t> batch_versions_;
   IdempotencyRecords batch_idempotency_;       // of the batch being decided
@@ -184,9 +194,11 @@ class Engine {
   // A batch is with the writer. Changed under mu_ (the sequencer waits on
   // it); the sequencer also reads it without mu_ between two requests.
   std::atomic<bool> writer_busy_{false};
-  // Whether the sequencer has work: requests to decide, or an open batch of
-  // `open_requests` for a free writer (see run()). REQUIRES: mu_.
-  bool sequencer_may_take(size_t open_requests) const;
+  // The requests in the open batch as the sequencer left it to sleep.
+  size_t open_requests_ = 0;  // GUARDED_BY(mu_)
+  // Whether the sequencer has work: requests to decide, or an open batch
+  // for a free writer (see run()). REQUIRES: mu_.
+  bool sequencer_may_take() const;
   std::string unavailable_;  // GUARDED_BY(mu_)
   std::atomic<bool> writable_{true};
   std::thread sequencer_;

@@ -14,7 +14,18 @@
 
 namespace runledger {
 
-// Sequencer thread.
+// Whether `b` carries a snapshot of the State along: after enough events
+// since the last one (`events_since`, counting b's once it is closed), in
+// proportion to the live entities (EngineOptions).
+bool Engine::snapshot_due(const Batch& b, uint64_t events_since) const {
+  const uint64_t live =
+      state_.jobs.by_id.size() + state_.connectors.by_id.size() + state_.holds.by_id.size();
+  return !b.out.events.empty() &&
+         events_since >= std::max(options_.snapshot_every_events,
+                                  options_.snapshot_events_per_live_entity * live);
+}
+
+// REQUIRES: state_mu_ (the sequencer, or the writer in take_open_batch).
 void Engine::commit(std::unique_ptr<Batch> b) {
   if (b->apply_failed) {
     settle_write(nullptr);
@@ -25,13 +36,7 @@ void Engine::commit(std::unique_ptr<Batch> b) {
     return;
   }
   if (!settle_write(b.get())) return;
-  const uint64_t live =
-      state_.jobs.by_id.size() + state_.connectors.by_id.size() + state_.holds.by_id.size();
-  const bool snapshot_due =
-      !b->out.events.empty() &&
-      events_since_snapshot_ >=
-          std::max(options_.snapshot_every_events, options_.snapshot_events_per_live_entity * live);
-  if (snapshot_due) {
+  if (snapshot_due(*b, events_since_snapshot_)) {
     // Live entities only: what this batch finished leaves memory once the
     // batch is durable, as usual. The writer stores it after the batch.
     std::string buffer;
@@ -50,6 +55,7 @@ void Engine::commit(std::unique_ptr<Batch> b) {
   {
     std::lock_guard<std::mutex> lk(mu_);
     writer_busy_ = true;
+    open_requests_ = 0;  // the open batch is the next one now
   }
   {
     std::lock_guard<std::mutex> lk(write_mu_);
@@ -59,7 +65,7 @@ void Engine::commit(std::unique_ptr<Batch> b) {
   write_cv_.notify_all();
 }
 
-// Sequencer thread. Waits until the writer has no batch. When the last one
+// REQUIRES: state_mu_. Waits until the writer has no batch. When the last one
 // failed, `next` (decided on top of it) is refused too and the State is
 // rebuilt from the log; returns false then.
 bool Engine::settle_write(Batch* next) {
@@ -87,7 +93,7 @@ bool Engine::settle_write(Batch* next) {
   return true;
 }
 
-// Sequencer thread. Settles a batch the writer is done with, if any, so
+// REQUIRES: state_mu_. Settles a batch the writer is done with, if any, so
 // that what comes next is decided on a State that knows its outcome.
 // `next` was decided on top of it; false when it was refused because the
 // write failed.
@@ -100,7 +106,7 @@ bool Engine::settle_if_written(Batch* next) {
   return settle_write(next);
 }
 
-// Sequencer thread. Streams that `next` touched stay: its own list has
+// REQUIRES: state_mu_. Streams that `next` touched stay: its own list has
 // them if they are still finished after it.
 void Engine::evict_after_durable(const std::vector<std::string>& streams, const Batch* next) {
   for (const auto& stream : streams) {
@@ -127,7 +133,7 @@ void Engine::mark_write_failed(const Status& st) {
   writable_ = false;
 }
 
-// Sequencer thread, with the writer idle.
+// REQUIRES: state_mu_, with the writer idle.
 void Engine::rebuild() {
   State fresh;
   LoadReport report;
@@ -166,6 +172,28 @@ void Engine::store_snapshot(uint64_t seq, std::string snapshot) {
   spare_snapshot_ = std::move(snapshot);
 }
 
+// Writer thread, just after a write succeeded. While the sequencer sleeps
+// the open batch waits for the writer alone: the writer closes it and hands
+// it over to itself, so the next fsync starts without two thread wake-ups
+// in between (waking the sequencer, the sequencer waking the writer), each
+// of which waits for a free core on a busy machine. Returns whether it did;
+// the writer is busy again then. A batch that failed half-way, or one that
+// carries a snapshot (long to encode, and the replies of the batch just
+// written would wait for it), is left to the sequencer.
+bool Engine::take_open_batch() {
+  std::unique_lock<std::mutex> state_lk(state_mu_, std::try_to_lock);
+  if (!state_lk.owns_lock()) return false;  // the sequencer is awake: it hands over
+  if (open_ == nullptr || open_->requests.empty() || open_->apply_failed) return false;
+  if (!settle_if_written(open_.get())) {
+    open_ = std::make_unique<Batch>();  // refused with the failed write
+    open_batch();
+    return false;
+  }
+  if (snapshot_due(*open_, events_since_snapshot_ + open_->out.events.size())) return false;
+  hand_over();
+  return true;
+}
+
 // Writer thread.
 void Engine::write_loop() {
   for (;;) {
@@ -188,11 +216,13 @@ void Engine::write_loop() {
       write_failed_ = !st.ok();
     }
     write_cv_.notify_all();
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      writer_busy_ = false;
+    if (!(st.ok() && take_open_batch())) {
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        writer_busy_ = false;
+      }
+      cv_.notify_all();
     }
-    cv_.notify_all();
     // The sequencer decides on meanwhile; the replies wait for the snapshot,
     // so whoever got one can find it stored.
     if (st.ok() && b->snapshot) store_snapshot(b->out.events.back().seq, std::move(*b->snapshot));
