@@ -141,7 +141,8 @@ class Engine {
 
   Engine(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options);
 
-  // Sequencer thread (engine.cc).
+  // REQUIRES: state_mu_ (engine.cc): the sequencer thread, and hand_over and
+  // what it calls also the writer in take_open_batch.
   void run();
   void open_batch();
   void hand_over();
