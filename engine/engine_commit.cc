@@ -188,6 +188,7 @@ bool Engine::take_open_batch() {
   settle_if_written(open_.get());
   if (snapshot_due(*open_, events_since_snapshot_ + open_->out.events.size())) return false;
   hand_over();
+  metrics_.writer_hand_over();
   return true;
 }
 

@@ -106,6 +106,11 @@ std::string Metrics::render(const State& s, bool writable,
   line("# HELP runledger_write_failures_total Group commits the store refused.");
   line("# TYPE runledger_write_failures_total counter");
   line(fmt::format("runledger_write_failures_total {}", write_failures_));
+  line(
+      "# HELP runledger_writer_hand_overs_total Group commits whose batch the writer thread "
+      "closed itself, the sequencer being asleep when the write before it ended.");
+  line("# TYPE runledger_writer_hand_overs_total counter");
+  line(fmt::format("runledger_writer_hand_overs_total {}", writer_hand_overs_));
   line("# HELP runledger_last_seq The last durable global sequence number.");
   line("# TYPE runledger_last_seq gauge");
   line(fmt::format("runledger_last_seq {}", s.last_seq));
@@ -115,6 +120,8 @@ std::string Metrics::render(const State& s, bool writable,
   line("# HELP runledger_startup_replayed_events Events folded at start-up.");
   line("# TYPE runledger_startup_replayed_events gauge");
   line(fmt::format("runledger_startup_replayed_events {}", replayed_events_));
+  line("# HELP runledger_startup_replay_seconds How long folding them took.");
+  line("# TYPE runledger_startup_replay_seconds gauge");
   line(fmt::format("runledger_startup_replay_seconds {}", replay_seconds_));
   return out;
 }

@@ -36,6 +36,16 @@ class Metrics {
     std::lock_guard<std::mutex> lk(mu_);
     ++write_failures_;
   }
+  // A batch that the writer closed and handed over to itself because the
+  // sequencer slept when the write before it ended (Engine::take_open_batch).
+  void writer_hand_over() {
+    std::lock_guard<std::mutex> lk(mu_);
+    ++writer_hand_overs_;
+  }
+  uint64_t writer_hand_overs() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return writer_hand_overs_;
+  }
   void replayed(uint64_t events, double seconds) {
     std::lock_guard<std::mutex> lk(mu_);
     replayed_events_ = events;
@@ -58,6 +68,7 @@ class Metrics {
   uint64_t events_appended_ = 0;
   uint64_t lease_expiries_ = 0;
   uint64_t write_failures_ = 0;
+  uint64_t writer_hand_overs_ = 0;
   uint64_t replayed_events_ = 0;
   double replay_seconds_ = 0;
 };

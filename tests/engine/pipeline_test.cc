@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -84,12 +85,15 @@ class GatedStore final : public ForwardingStore {
 // An engine on a real RocksDB store behind the gate.
 class Pipeline {
  public:
-  Pipeline() {
+  // `snapshot_every_events`: 0 keeps the engine's default.
+  explicit Pipeline(uint64_t snapshot_every_events = 0) {
     std::unique_ptr<EventStore> rocks;
     Status st = open_rocksdb_store(dir_.path(), StoreOptions{}, &rocks);
     if (!st.ok()) throw std::runtime_error(st.ToString());
     gate_ = std::make_shared<GatedStore>(std::shared_ptr<EventStore>(std::move(rocks)));
-    st = Engine::open(gate_, clock_, test_engine_options(), &engine_);
+    EngineOptions options = test_engine_options();
+    if (snapshot_every_events > 0) options.snapshot_every_events = snapshot_every_events;
+    st = Engine::open(gate_, clock_, options, &engine_);
     if (!st.ok()) throw std::runtime_error(st.ToString());
   }
   ~Pipeline() {
@@ -179,6 +183,66 @@ TEST(Pipeline, RequestsDecidedOneByOneDuringAWriteGoOutTogetherInTheNextOne) {
   EXPECT_EQ(held.get().status, 200);
   for (auto& r : replies) EXPECT_EQ(r.get().status, 200);
   EXPECT_EQ(p.gate().appends() - appends_before, 2);
+  EXPECT_TRUE(same_state(p.log_digest(), p.memory_digest()));
+}
+
+TEST(Pipeline, AWriteThatEndsWhileTheSequencerSleepsHandsTheOpenBatchOverItself) {
+  Pipeline p;
+  const uint64_t before = p.engine().metrics().writer_hand_overs();
+  // The sequencer falls asleep right after it decided the second request,
+  // but nothing outside the engine can see when: each round gives it longer
+  // before the write ends, and the writer must take the open batch over in
+  // one of them. A writer that always woke the sequencer never would.
+  bool taken = false;
+  for (int round = 0; round < 20 && !taken; ++round) {
+    // Given a batch held in its write
+    p.gate().close();
+    const std::string held_id = "held-" + std::to_string(round);
+    std::promise<void> held_decided;
+    auto held = p.submit(enqueue_command(held_id, "k", "t-" + held_id), &held_decided);
+    ASSERT_EQ(held_decided.get_future().wait_for(kWait), std::future_status::ready);
+    const int appends_before = p.gate().appends();
+    // and a request decided into the open batch meanwhile, the sequencer
+    // then left with nothing to do
+    const std::string open_id = "open-" + std::to_string(round);
+    std::promise<void> open_decided;
+    auto open = p.submit(enqueue_command(open_id, "k", "t-" + open_id), &open_decided);
+    ASSERT_EQ(open_decided.get_future().wait_for(kWait), std::future_status::ready);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 * (round + 1)));
+    // When the write ends
+    p.gate().open();
+    // Then both are written, one append each, and answered
+    EXPECT_EQ(held.get().status, 200);
+    EXPECT_EQ(open.get().status, 200);
+    EXPECT_EQ(p.gate().appends() - appends_before, 2);
+    EXPECT_EQ(p.job_state(open_id), "QUEUED");
+    taken = p.engine().metrics().writer_hand_overs() > before;
+  }
+  EXPECT_TRUE(taken) << "the writer never handed the open batch over to itself";
+  // and what it wrote is what the sequencer decided
+  EXPECT_TRUE(same_state(p.log_digest(), p.memory_digest()));
+}
+
+TEST(Pipeline, ASnapshotDueWithTheOpenBatchIsLeftToTheSequencer) {
+  // Given an engine that snapshots after every batch, and a batch held in
+  // its write
+  Pipeline p(/*snapshot_every_events=*/1);
+  p.gate().close();
+  std::promise<void> held_decided;
+  auto held = p.submit(enqueue_command("held", "k", "t-held"), &held_decided);
+  ASSERT_EQ(held_decided.get_future().wait_for(kWait), std::future_status::ready);
+  // and a request decided into the open batch meanwhile
+  std::promise<void> open_decided;
+  auto open = p.submit(enqueue_command("open", "k", "t-open"), &open_decided);
+  ASSERT_EQ(open_decided.get_future().wait_for(kWait), std::future_status::ready);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // When the write ends
+  p.gate().open();
+  // Then the open batch is written with its snapshot, by the sequencer's
+  // hand-over: the writer leaves a batch that carries one alone
+  EXPECT_EQ(held.get().status, 200);
+  EXPECT_EQ(open.get().status, 200);
+  EXPECT_EQ(p.engine().metrics().writer_hand_overs(), 0u);
   EXPECT_TRUE(same_state(p.log_digest(), p.memory_digest()));
 }
 

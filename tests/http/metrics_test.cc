@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -77,6 +78,45 @@ TEST_F(MetricsTest, EveryFigureOfTheContractIsThereAndJobsByStateCountFinishedJo
     }
     restart();
   }
+}
+
+TEST_F(MetricsTest, EverySampleBelongsToAFamilyWithHelpAndType) {
+  ASSERT_TRUE(IsStatus(enqueue(client(), "j", "t", "k"), 201));
+  ApiReply r = client().get("/metrics");
+  ASSERT_EQ(r.status, 200) << r.body;
+  std::map<std::string, std::string> type_of;  // family -> counter, gauge, histogram
+  std::map<std::string, int> helps;
+  std::istringstream lines(r.body);
+  std::vector<std::string> sample_names;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string hash, keyword, name, type;
+    if (line.rfind("# HELP ", 0) == 0) {
+      words >> hash >> keyword >> name;
+      ++helps[name];
+    } else if (line.rfind("# TYPE ", 0) == 0) {
+      words >> hash >> keyword >> name >> type;
+      EXPECT_TRUE(type_of.emplace(name, type).second) << "two TYPE lines for " << name;
+    } else if (!line.empty()) {
+      sample_names.push_back(line.substr(0, line.find_first_of("{ ")));
+    }
+  }
+  ASSERT_FALSE(sample_names.empty());
+  for (const std::string& sample : sample_names) {
+    std::string family = sample;
+    for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+      const std::string s = suffix;
+      if (!type_of.count(family) && sample.size() > s.size() &&
+          sample.compare(sample.size() - s.size(), s.size(), s) == 0 &&
+          type_of.count(sample.substr(0, sample.size() - s.size())) &&
+          type_of[sample.substr(0, sample.size() - s.size())] == "histogram") {
+        family = sample.substr(0, sample.size() - s.size());
+      }
+    }
+    EXPECT_TRUE(type_of.count(family)) << sample << " has no TYPE line";
+    EXPECT_EQ(helps[family], 1) << sample << " needs exactly one HELP line";
+  }
+  EXPECT_TRUE(type_of.count("runledger_writer_hand_overs_total"));
 }
 
 TEST_F(MetricsTest, ARerunTakesAFinishedJobOutOfItsStateCount) {
