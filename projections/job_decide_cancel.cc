@@ -19,7 +19,7 @@ Decision decide(const State& s, const Cancel& c, const Context& /*ctx*/) {
   Decision d;
   switch (a.state) {
     case AttemptState::kQueued: {
-      fb::AttemptCancelledT ev = detail::cancellation(*j, "queued");
+      fb::AttemptCancelledT ev = detail::cancellation(*j, "queued", {});
       ev.reason = c.reason;
       d.emit(job_stream(j->id), std::move(ev));
       return d;
@@ -54,7 +54,7 @@ Decision decide(const State& s, const CancelAck& c, const Context& /*ctx*/) {
   if (!j->latest().cancel_requested) {
     return detail::refused(*j, detail::kCmdCancelAck, "no cancel was requested");
   }
-  d.emit(job_stream(j->id), detail::cancellation(*j, "ack"));
+  d.emit(job_stream(j->id), detail::cancellation(*j, "ack", j->latest().worker));
   return d;
 }
 

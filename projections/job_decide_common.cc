@@ -131,7 +131,7 @@ bool any_step_started(const Attempt& a) {
   return false;
 }
 
-fb::AttemptCancelledT cancellation(const Job& j, std::string_view cause) {
+fb::AttemptCancelledT cancellation(const Job& j, std::string_view cause, std::string_view worker) {
   const Attempt& a = j.latest();
   fb::AttemptCancelledT ev;
   ev.attempt = a.number;
@@ -139,6 +139,7 @@ fb::AttemptCancelledT cancellation(const Job& j, std::string_view cause) {
   ev.cause = cause;
   ev.last_completed_step = last_completed_step(a);
   ev.cleanup_needed = any_step_started(a);
+  ev.worker = worker;
   return ev;
 }
 
@@ -163,7 +164,7 @@ bool hold_open(const State& s, const std::string& hold_id) {
 }
 
 void emit_stale(Decision& d, const Job& j, const Context& ctx, std::string_view cause,
-                std::string_view hold_kind, std::string_view detail) {
+                std::string_view hold_kind, std::string_view detail, std::string_view worker) {
   const Attempt& a = j.latest();
   std::string hold_id = ctx.ids->next_id("hold");
   fb::AttemptStaleT stale;
@@ -172,6 +173,7 @@ void emit_stale(Decision& d, const Job& j, const Context& ctx, std::string_view 
   stale.hold_id = hold_id;
   stale.hold_kind = hold_kind;
   stale.detail = detail;
+  stale.worker = worker;
   d.emit(job_stream(j.id), std::move(stale));
 
   fb::HoldPlacedT hold;
@@ -182,6 +184,7 @@ void emit_stale(Decision& d, const Job& j, const Context& ctx, std::string_view 
   hold.reason =
       cut_utf8(fmt::format("job {} attempt {} is STALE ({}): {}", j.id, a.number, cause, detail),
                holds::kReasonBytesMax);
+  hold.worker = worker;
   d.emit(hold_stream(hold_id), std::move(hold));
 }
 

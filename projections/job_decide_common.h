@@ -61,8 +61,10 @@ std::vector<std::string> completed_steps(const Attempt& a);
 // True when any step ran in this attempt (it may have left partial output).
 bool any_step_started(const Attempt& a);
 
-// The AttemptCancelled event that ends the latest attempt.
-fb::AttemptCancelledT cancellation(const Job& j, std::string_view cause);
+// The AttemptCancelled event that ends the latest attempt. `worker`: the
+// worker whose command ends it (domain.md: events of worker commands carry
+// the worker id), empty for an operator's or the engine's.
+fb::AttemptCancelledT cancellation(const Job& j, std::string_view cause, std::string_view worker);
 
 // Cuts text to at most max_bytes without splitting a UTF-8 character.
 std::string cut_utf8(std::string_view text, size_t max_bytes);
@@ -73,8 +75,8 @@ const std::string* blocking_hold_id(const State& s, const std::string& target);
 bool hold_open(const State& s, const std::string& hold_id);
 
 // Appends AttemptStale for the latest attempt and the HoldPlaced that goes
-// with it (on the new hold's own stream).
+// with it (on the new hold's own stream). `worker` as for cancellation().
 void emit_stale(Decision& d, const Job& j, const Context& ctx, std::string_view cause,
-                std::string_view hold_kind, std::string_view detail);
+                std::string_view hold_kind, std::string_view detail, std::string_view worker);
 
 }  // namespace runledger::jobs::detail

@@ -44,13 +44,13 @@ void expire_one(Decision& d, const Job& j, const Context& ctx) {
   d.emit(job_stream(j.id), std::move(ev));
   if (a.state == AttemptState::kLeased) {
     if (a.cancel_requested) {
-      d.emit(job_stream(j.id), detail::cancellation(j, "lease_expired"));
+      d.emit(job_stream(j.id), detail::cancellation(j, "lease_expired", {}));
     }
     return;
   }
   std::string why = fmt::format("lease of worker {} expired at {} while RUNNING", a.worker,
                                 format_time_ms(a.lease_expires_at_ms));
-  detail::emit_stale(d, j, ctx, "lease_expired", holds::kExecutionStateUnknown, why);
+  detail::emit_stale(d, j, ctx, "lease_expired", holds::kExecutionStateUnknown, why, {});
 }
 
 }  // namespace
@@ -104,7 +104,7 @@ Decision decide(const State& s, const Release& c, const Context& /*ctx*/) {
   ev.worker = a.worker;
   d.emit(job_stream(j->id), std::move(ev));
   // Given back with a cancel pending: nobody is to run it any more.
-  if (a.cancel_requested) d.emit(job_stream(j->id), detail::cancellation(*j, "release"));
+  if (a.cancel_requested) d.emit(job_stream(j->id), detail::cancellation(*j, "release", a.worker));
   return d;
 }
 

@@ -21,12 +21,14 @@ std::string open_stale_hold(const State& s, const Attempt& a) {
   return detail::hold_open(s, a.stale_hold_id) ? a.stale_hold_id : std::string();
 }
 
+// Released by the reattaching worker's command, which the event names.
 void emit_hold_released(Decision& d, const std::string& hold_id, std::string note, bool stopped,
-                        std::string outcome) {
+                        std::string outcome, const std::string& worker) {
   fb::HoldReleasedT ev;
   ev.note = std::move(note);
   ev.execution_stopped = stopped;
   ev.outcome = std::move(outcome);
+  ev.worker = worker;
   d.emit(hold_stream(hold_id), std::move(ev));
 }
 
@@ -59,7 +61,7 @@ Decision reattach_running(const State& s, const Job& j, const Reattach& c, const
   if (!hold_id.empty()) {
     emit_hold_released(d, hold_id,
                        fmt::format("reattached: execution observed running by worker {}", c.worker),
-                       false, "");
+                       false, "", c.worker);
   }
   return d;
 }
@@ -78,13 +80,14 @@ Decision resolve_exited(const State& s, const Job& j, const Reattach& c) {
   ev.has_exit_code = true;
   ev.evidence = "exited";
   ev.hold_id = hold_id;
+  ev.worker = c.worker;
   d.emit(job_stream(j.id), std::move(ev));
   if (!hold_id.empty()) {
     emit_hold_released(
         d, hold_id,
         fmt::format("reattached: execution observed exited with code {} by worker {}", exit_code,
                     c.worker),
-        true, outcome);
+        true, outcome, c.worker);
   }
   return d;
 }
@@ -103,7 +106,7 @@ Decision decide(const State& s, const OutcomeUnknown& c, const Context& ctx) {
   }
   std::string why = fmt::format("worker {} reported {}", j->latest().worker, c.kind);
   if (!c.detail.empty()) why += ": " + detail::cut_utf8(c.detail, kErrorBytesMax);
-  detail::emit_stale(d, *j, ctx, "outcome_unknown", c.kind, why);
+  detail::emit_stale(d, *j, ctx, "outcome_unknown", c.kind, why, j->latest().worker);
   return d;
 }
 

@@ -44,7 +44,7 @@ Decision cancelled_at(const Job& j, std::string_view cause) {
                   j.latest().number),
       {{"state", to_string(AttemptState::kCancelled)},
        {"cancel_reason", reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(reason)}});
-  d.emit(job_stream(j.id), detail::cancellation(j, cause));
+  d.emit(job_stream(j.id), detail::cancellation(j, cause, j.latest().worker));
   return d;
 }
 
@@ -94,6 +94,7 @@ Decision decide(const State& s, const Start& c, const Context& /*ctx*/) {
   if (first_in_state(a, StepState::kPending) == nullptr) {
     fb::AttemptSucceededT done;
     done.attempt = a.number;
+    done.worker = a.worker;
     d.emit(job_stream(j->id), std::move(done));
   }
   return d;
@@ -145,9 +146,10 @@ Decision decide(const State& s, const StepDone& c, const Context& /*ctx*/) {
     // The last step is done: the work is complete, even with a cancel pending.
     fb::AttemptSucceededT done;
     done.attempt = a.number;
+    done.worker = a.worker;
     d.emit(job_stream(j->id), std::move(done));
   } else if (a.cancel_requested) {
-    fb::AttemptCancelledT cancel = detail::cancellation(*j, "step_boundary");
+    fb::AttemptCancelledT cancel = detail::cancellation(*j, "step_boundary", a.worker);
     cancel.last_completed_step = c.step;
     cancel.cleanup_needed = true;
     d.emit(job_stream(j->id), std::move(cancel));
@@ -173,6 +175,7 @@ Decision decide(const State& s, const StepFail& c, const Context& ctx) {
   fb::AttemptFailedT ended;
   ended.attempt = a.number;
   ended.error = fmt::format("step {} failed: {}", c.step, error);
+  ended.worker = a.worker;
   d.emit(job_stream(j->id), std::move(ended));
   // A pending cancel outranks a retry: the operator asked for the work to stop.
   bool retry =
@@ -183,6 +186,7 @@ Decision decide(const State& s, const StepFail& c, const Context& ctx) {
   next.previous_attempt = a.number;
   next.not_before_ms = ctx.now_ms + retry_backoff_ms(*ctx.policy, a.number);
   next.reused_steps = detail::completed_steps(a);
+  next.worker = a.worker;
   d.emit(job_stream(j->id), std::move(next));
   return d;
 }
