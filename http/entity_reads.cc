@@ -27,10 +27,11 @@ Reply read_entity(Engine& engine, const std::string& stream, const LiveView& liv
 }
 
 Reply read_as_of(Engine& engine, const ApiRequest& r, const std::string& stream,
-                 const LiveView& render, const std::string& what) {
+                 const LiveView& render, const std::string& what, const AsOfContext& context) {
   auto as_of = static_cast<uint64_t>(query_int(r, "as_of", 0, 1, INT64_MAX));
   State scratch;
   Status st = hydrate(engine.store(), scratch, stream, as_of);
+  if (st.ok() && context) st = context(scratch, as_of);
   if (!st.ok()) return Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
   auto view = render(scratch);
   if (!view) {
@@ -142,6 +143,43 @@ Page list_entities(Engine& engine, const std::string& prefix, const std::string&
     page.items.push_back(std::move(v));
   }
   return page;
+}
+
+Status fold_target_as_of(Engine& engine, const std::string& target, uint64_t as_of,
+                         State& scratch) {
+  std::vector<std::string> streams;
+  engine.read([&](const State& s, const Decision*) {
+    for (const auto& [id, j] : s.jobs.by_id) {
+      if (j.target == target) streams.push_back(job_stream(id));
+    }
+    for (const auto& [id, h] : s.holds.by_id) {
+      if (h.target == target) streams.push_back(hold_stream(id));
+    }
+    return Reply{200, ""};
+  });
+  const EventStore& store = engine.store();
+  if (view_index::ready(store)) {
+    for (auto [field, kind] : {std::pair{view_index::Field::kJobTarget, "job/"},
+                               std::pair{view_index::Field::kHoldTarget, "hold/"}}) {
+      const std::string index_prefix = view_index::prefix(field, target);
+      Status st = store.scan_views(index_prefix, "", [&](std::string_view key, std::string_view) {
+        streams.push_back(kind + std::string(key.substr(index_prefix.size())));
+        return true;
+      });
+      if (!st.ok()) return st;
+    }
+  } else {  // a store not indexed yet (read-only, written before the index)
+    for (const char* kind : {"job/", "hold/"}) {
+      scan_stored(store, kind, "", [&](std::string_view id, const nlohmann::json& v) {
+        if (v.value("target", "") == target) streams.push_back(kind + std::string(id));
+        return true;
+      });
+    }
+  }
+  for (const std::string& stream : streams) {
+    if (Status st = hydrate(store, scratch, stream, as_of); !st.ok()) return st;
+  }
+  return Status::Ok();
 }
 
 }  // namespace runledger::http

@@ -23,10 +23,23 @@ using LiveView = std::function<std::optional<nlohmann::json>(const State& s)>;
 Reply read_entity(Engine& engine, const std::string& stream, const LiveView& live,
                   const std::string& what);
 
+// Folds into a scratch state, up to the seq given, the other streams an
+// entity's view as of that seq depends on.
+using AsOfContext = std::function<Status(State& scratch, uint64_t as_of)>;
+
 // The entity right after global event `as_of` (the `as_of` query), or 404.
-// `render` gets a scratch state folded from the stream up to that seq.
+// `render` gets a scratch state folded from the stream up to that seq, and
+// then by `context`, if given.
 Reply read_as_of(Engine& engine, const ApiRequest& r, const std::string& stream,
-                 const LiveView& render, const std::string& what);
+                 const LiveView& render, const std::string& what,
+                 const AsOfContext& context = nullptr);
+
+// Folds into `scratch`, up to `as_of`, every job and hold on `target` that it
+// does not hold yet: the live ones in memory and the finished ones in the
+// store. A job's blocked_by as of a seq is the job that held its target then
+// and the blocking holds on it then, and neither a job nor a hold ever
+// changes target, so these are all that it can name.
+Status fold_target_as_of(Engine& engine, const std::string& target, uint64_t as_of, State& scratch);
 
 // 200 {"events": [...]} for the stream, 404 when it never existed.
 Reply stream_events(Engine& engine, const std::string& stream, const std::string& what);

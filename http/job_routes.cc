@@ -357,7 +357,19 @@ void add_read_routes(Router& router, Engine& engine) {
   router.add("GET", "/v1/jobs/{id}", [&engine](ApiRequest& a) {
     std::string id = a.param("id");
     auto live = [id](const State& s) { return live_job(s, id); };
-    if (a.query_value("as_of")) return read_as_of(engine, a, job_stream(id), live, "job " + id);
+    if (a.query_value("as_of")) {
+      // What blocked a queued job then: the jobs and holds on its target then.
+      auto context = [&engine, id](State& scratch, uint64_t as_of) {
+        auto it = scratch.jobs.by_id.find(id);
+        if (it == scratch.jobs.by_id.end() ||
+            it->second.latest().state != jobs::AttemptState::kQueued) {
+          return Status::Ok();
+        }
+        const std::string target = it->second.target;
+        return fold_target_as_of(engine, target, as_of, scratch);
+      };
+      return read_as_of(engine, a, job_stream(id), live, "job " + id, context);
+    }
     return read_entity(engine, job_stream(id), live, "job " + id);
   });
   router.add("GET", "/v1/jobs/{id}/events", [&engine](ApiRequest& a) {

@@ -68,6 +68,56 @@ TEST_F(AsOfTest, AJobAsOfAnEventIsTheJobRightAfterIt) {
   EXPECT_TRUE(IsError(as_of("/v1/jobs/nope", enqueued), 404, "not_found"));
 }
 
+// blocked_by is part of the view (domain.md 1.3), so a queued job as of an
+// event names what blocked it then: the job that held its target, or a
+// blocking hold, also when those have finished and left memory since.
+TEST_F(AsOfTest, AQueuedJobAsOfAnEventNamesWhatBlockedItThen) {
+  // Given b queued behind a on target t
+  ASSERT_TRUE(IsStatus(enqueue(client(), "a", "t", "ka"), 201));
+  ASSERT_TRUE(IsStatus(enqueue(client(), "b", "t", "kb"), 201));
+  const uint64_t queued = last_seq_of("/v1/jobs/b");
+  ApiReply claimed = claim(client(), "w1", "ka");
+  ASSERT_TRUE(IsStatus(claimed, 200));
+  const uint64_t a_leased = last_seq_of("/v1/jobs/a");
+  // until a succeeded (and left memory)
+  const std::string token = token_of(claimed);
+  ASSERT_TRUE(IsStatus(worker_call(client(), "a", "start", token), 200));
+  ASSERT_EQ(run_steps(client(), "a", token, kDefaultPlan).json.value("state", ""), "SUCCEEDED");
+  const uint64_t a_done = last_seq_of("/v1/jobs/a");
+  // then behind a blocking hold on t, released since
+  ApiReply placed = client().post(
+      "/v1/holds", {{"target", "t"}, {"kind", "EXECUTION_STATE_UNKNOWN"}, {"reason", "lost"}});
+  ASSERT_TRUE(IsStatus(placed, 201));
+  const std::string hold_id = placed.json.value("id", "");
+  const uint64_t held = last_seq_of("/v1/holds/" + hold_id);
+  ASSERT_TRUE(IsStatus(client().post("/v1/holds/" + hold_id + "/release",
+                                     {{"note", "checked"}, {"execution_stopped", true}}),
+                       200));
+  // and c queued behind d, which holds target u now
+  ASSERT_TRUE(IsStatus(enqueue(client(), "d", "u", "kd"), 201));
+  ASSERT_TRUE(IsStatus(enqueue(client(), "c", "u", "kc"), 201));
+  ASSERT_TRUE(IsStatus(claim(client(), "w2", "kd"), 200));
+  const uint64_t d_leased = last_seq_of("/v1/jobs/d");
+
+  // Then b as of each event is blocked by what blocked it then
+  auto blocked_by = [&](const std::string& job, uint64_t seq) {
+    ApiReply r = as_of("/v1/jobs/" + job, seq);
+    EXPECT_TRUE(IsStatus(r, 200));
+    return r.json.value("blocked_by", json());
+  };
+  EXPECT_TRUE(blocked_by("b", queued).is_null());
+  EXPECT_EQ(blocked_by("b", a_leased), json({{"job", "a"}}));
+  EXPECT_TRUE(blocked_by("b", a_done).is_null());
+  EXPECT_EQ(blocked_by("b", held), json({{"hold", hold_id}}));
+  EXPECT_TRUE(client().get("/v1/jobs/b").json.at("blocked_by").is_null());
+  // c by the live job holding u, as its view says now
+  EXPECT_EQ(blocked_by("c", d_leased), json({{"job", "d"}}));
+  ApiReply now = client().get("/v1/jobs/c");
+  ApiReply later = client().get(std::string("/v1/jobs/c?as_of=") + kPastTheEnd);
+  ASSERT_TRUE(IsStatus(later, 200));
+  EXPECT_EQ(later.json, now.json);
+}
+
 TEST_F(AsOfTest, AConnectorAndAHoldAsOfAnEventAreThemRightAfterIt) {
   // Given a connector created and then renamed
   ASSERT_TRUE(IsStatus(client().post("/v1/connectors", {{"id", "c1"}, {"name", "first"}}), 201));
