@@ -39,6 +39,7 @@ TEST(ServerUsage, EveryWrongFlagExits2AndTouchesNoDataFolder) {
       {"--lease-default-s", "abc"}, {"--listen", "nothing-like-an-address"},
       {"--log-level", "chatty"},    {"--lease-default-s", "60", "--lease-max-s", "30"},
       {"--listen", "0.0.0.0:0"},  // beyond loopback without --auth-tokens
+      {"--lease-max-s", "3601"},    {"--lease-default-s", "3601"},  // leases: at most 1 h
   };
   for (auto args : wrong) {
     std::string shown;
