@@ -84,7 +84,7 @@ TEST_F(JobTimeline, TheHolderSeesItsOwnLeaseWindowEndWithTheAttempt) {
   ASSERT_EQ(r.code, 0) << r.err;
   expect_lines_in_order(r.out, {{"JobLeased attempt 1: QUEUED -> LEASED", "worker=w1"},
                                 {"StepSucceeded attempt 1: RUNNING", "step=B"},
-                                {"AttemptSucceeded attempt 1: RUNNING -> SUCCEEDED"},
+                                {"AttemptSucceeded attempt 1: RUNNING -> SUCCEEDED", "worker=w1"},
                                 {"attempt 1  worker w1", "ended by AttemptSucceeded"}});
   EXPECT_EQ(r.out.find("job/jb"), std::string::npos)
       << "jb never held the target while ja was live:\n"
