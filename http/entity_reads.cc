@@ -159,9 +159,10 @@ Status fold_target_as_of(Engine& engine, const std::string& target, uint64_t as_
   });
   const EventStore& store = engine.store();
   if (view_index::ready(store)) {
-    for (auto [field, kind] : {std::pair{view_index::Field::kJobTarget, "job/"},
-                               std::pair{view_index::Field::kHoldTarget, "hold/"}}) {
-      const std::string index_prefix = view_index::prefix(field, target);
+    for (const auto& by_target : {std::pair{view_index::Field::kJobTarget, "job/"},
+                                  std::pair{view_index::Field::kHoldTarget, "hold/"}}) {
+      const std::string kind = by_target.second;
+      const std::string index_prefix = view_index::prefix(by_target.first, target);
       Status st = store.scan_views(index_prefix, "", [&](std::string_view key, std::string_view) {
         streams.push_back(kind + std::string(key.substr(index_prefix.size())));
         return true;
