@@ -1,6 +1,7 @@
 #include "http/request_entry.h"
 
 #include "http/handler_support.h"
+#include "http/json_input.h"
 #include "http/path_segments.h"
 #include "http/query_text.h"
 
@@ -73,6 +74,21 @@ std::optional<Reply> find_route(const Router& router, ApiRequest& a, const Route
       return Reply::error(405, "method_not_allowed", a.method + " is not allowed on " + a.path);
     case Router::Match::kFound:
       break;
+  }
+  // No job, connector, hold or sync has an id outside the alphabet
+  // (http-api.md), so such a path names nothing, whatever it asks: 404 before
+  // any handler, which would otherwise take it for a stream name the store
+  // refuses, or record a report of a sync id no sync ever had.
+  const std::vector<std::string>& pattern = (*route)->segments;
+  for (size_t i = 1; i < pattern.size(); ++i) {
+    if (pattern[i] != "{id}" && pattern[i] != "{sync_id}") continue;
+    const std::string& id = a.param(pattern[i].substr(1, pattern[i].size() - 2));
+    if (valid_id(id)) continue;
+    std::string what = pattern[i - 1];  // "jobs", "connectors", "holds", "syncs"
+    if (!what.empty() && what.back() == 's') what.pop_back();
+    return Reply::error(
+        404, "not_found",
+        "no " + what + " has that id: ids are 1-128 characters of A-Z a-z 0-9 . _ : -");
   }
   return std::nullopt;
 }

@@ -415,6 +415,47 @@ TEST_F(BadInputTest, InvalidIdsAreRefused) {
   EXPECT_TRUE(IsStatus(client().post("/v1/jobs", job(std::string(kIdCharsMax, 'a'))), 201));
 }
 
+// An id in a path that no entity can have (a NUL, a byte that is not UTF-8,
+// an escape sequence, 3,000 characters) names nothing: 404 on every route,
+// never a 503 from the store refusing the stream name, and never an ignored
+// sync report recorded for a sync id that no sync ever had.
+TEST_F(BadInputTest, PathIdsOutsideTheAlphabetNameNothing) {
+  const size_t events = client().event_count();
+  const std::string long_id(3000, 'x');
+  const std::vector<std::pair<std::string, std::string>> requests = {
+      {"POST", "/v1/jobs/a%00b/cancel"},
+      {"POST", "/v1/jobs/a%00b/rerun"},
+      {"POST", "/v1/jobs/a%FFb/heartbeat"},
+      {"POST", "/v1/jobs/a%20b/steps/FETCH/start"},
+      {"GET", "/v1/jobs/a%00b"},
+      {"GET", "/v1/jobs/a%00b/events"},
+      {"GET", "/v1/jobs/" + long_id},
+      {"PATCH", "/v1/connectors/c%00"},
+      {"DELETE", "/v1/connectors/c%00"},
+      {"POST", "/v1/connectors/c%00/sync"},
+      {"GET", "/v1/connectors/c%00/events"},
+      {"POST", "/v1/connectors/c1/syncs/a%FFb/progress"},
+      {"POST", "/v1/connectors/c1/syncs/x%1B%5B2Jgone/succeeded"},
+      {"POST", "/v1/connectors/c1/syncs/" + long_id + "/failed"},
+      {"POST", "/v1/holds/h%00/release"},
+      {"GET", "/v1/holds/h%00/events"},
+  };
+  for (const auto& [method, path] : requests) {
+    SCOPED_TRACE(method + " " + path.substr(0, 80));
+    ApiReply r = method == "GET"     ? client().get(path)
+                 : method == "PATCH" ? client().patch(path, {{"name", "n"}})
+                 : method == "DELETE"
+                     ? client().del(path)
+                     : client().post(
+                           path, path.ends_with("/failed") ? json{{"error", "e"}} : json::object());
+    EXPECT_TRUE(IsError(r, 404, "not_found")) << r.body;
+  }
+  EXPECT_EQ(client().event_count(), events) << "a refused request appended an event";
+  // The same routes with ids in the alphabet still reach their handlers.
+  EXPECT_TRUE(IsStatus(
+      client().post("/v1/connectors/c1/syncs/" + sync_id_ + "/progress", json::object()), 200));
+}
+
 TEST_F(BadInputTest, BadQueryParametersAreRefused) {
   auto get = [](std::string path, std::string field) {
     return BadRequest{"query", "GET", std::move(path), "", "invalid_query", std::move(field)};
