@@ -52,13 +52,16 @@ class Printer {
  public:
   void line(int64_t at_ms, std::string_view actor, const std::string& text) {
     std::string delta = timeline::format_delta(printed_ ? at_ms - previous_ms_ : 0);
-    std::printf("%s  %*s  %-*.*s  %s\n", format_time_ms(at_ms).c_str(), kDeltaWidth, delta.c_str(),
-                kActorWidth, static_cast<int>(actor.size()), actor.data(), text.c_str());
+    const std::string shown_actor = timeline::for_terminal(actor);
+    std::printf("%s  %*s  %-*s  %s\n", format_time_ms(at_ms).c_str(), kDeltaWidth, delta.c_str(),
+                kActorWidth, shown_actor.c_str(), timeline::for_terminal(text).c_str());
     previous_ms_ = at_ms;
     printed_ = true;
   }
   // A line that adds to the one above it (no time of its own).
-  void note(const std::string& text) { std::printf("%*s%s\n", kNoteIndent, "", text.c_str()); }
+  void note(const std::string& text) {
+    std::printf("%*s%s\n", kNoteIndent, "", timeline::for_terminal(text).c_str());
+  }
 
  private:
   bool printed_ = false;
@@ -263,8 +266,9 @@ void JobTimeline::print_lease_windows() const {
             ? fmt::format("open, expires {}", format_time_ms(w.expires_ms))
             : fmt::format("{} ({}) ended by {}", format_time_ms(w.until_ms),
                           timeline::format_delta(w.until_ms - w.from_ms).substr(1), w.ended_by);
-    std::printf("  attempt %d  worker %s  %s -> %s\n", w.attempt, w.worker.c_str(),
-                format_time_ms(w.from_ms).c_str(), end.c_str());
+    std::printf("  attempt %d  worker %s  %s -> %s\n", w.attempt,
+                timeline::for_terminal(w.worker).c_str(), format_time_ms(w.from_ms).c_str(),
+                end.c_str());
   }
 }
 

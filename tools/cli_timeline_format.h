@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "events/event_generated.h"
 #include "projections/state.h"
@@ -32,5 +33,10 @@ std::string transition(const std::string& before, const std::string& after);
 
 // The attempt a job event names (0 for none).
 int attempt_of(const fb::Event& e);
+
+// `text` with every control byte (below 0x20, and 0x7f) written as \xNN: a
+// target, worker or actor is the client's text, and an escape sequence in it
+// must not move the cursor or clear the terminal of whoever reads the story.
+std::string for_terminal(std::string_view text);
 
 }  // namespace runledger::cli::timeline

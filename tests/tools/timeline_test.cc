@@ -104,6 +104,20 @@ TEST(Timeline, ConnectorShowsStatusAndSyncStatus) {
               {"SyncFailed: active/running -> error/idle", R"(error="disk full")"}});
 }
 
+// A target, a worker and an actor are the client's text: an escape sequence
+// in them is shown as \x1b..., never sent to the reader's terminal.
+TEST(Timeline, ControlBytesInTheClientsTextAreShownEscaped) {
+  EngineRig rig;
+  rig.run(enqueue("j1", "t\x1b[2Jgone"));
+  ASSERT_EQ(rig.run(claim("j1", "w\x1b[H", "token-1")).status, 200);
+  CliResult r = run_cli({"timeline", "job/j1", "--data", rig.data()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  expect_lines_in_order(r.out, {{"JobEnqueued", "target=t\\x1b[2Jgone"},
+                                {"JobLeased", "worker=w\\x1b[H"},
+                                {"attempt 1  worker w\\x1b[H"}});
+}
+
 TEST(Timeline, UnknownEntityExitsOne) {
   EngineRig rig;
   rig.run(enqueue("j1", "t1"));
