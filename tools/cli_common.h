@@ -3,6 +3,7 @@
 // parsing of entity and time arguments.
 #pragma once
 
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -42,13 +43,21 @@ inline const CLI::Validator kSeqAtLeastOne(
       uint64_t seq = 0;
       const bool digits =
           !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-      if (!digits || !CLI::detail::lexical_cast(text, seq) || seq == 0) {
-        return "a seq is a whole number of at least 1 (the first event has seq 1), got '" + text +
-               "'";
+      // from_chars refuses what does not fit in 64 bits, where a lexical
+      // cast would quietly take the largest seq instead.
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seq);
+      if (!digits || error != std::errc() || end != text.data() + text.size() || seq == 0) {
+        return "a seq is a whole number from 1 to 2^64-1 (the first event has seq 1), got '" +
+               text + "'";
       }
       return "";
     },
     "SEQ");
+
+// A value that must say something: `--since ""` is a mistake, not "no filter".
+inline const CLI::Validator kNotEmpty(
+    [](std::string& text) -> std::string { return text.empty() ? "must not be empty" : ""; },
+    "TEXT");
 
 // Prints "runledger <what>: <status>" on stderr and returns the exit code
 // that fits the status.

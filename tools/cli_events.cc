@@ -96,12 +96,13 @@ Subcommand add_events(CLI::App& root) {
       "Print the log as JSON Lines, one event per line in the API's event JSON, filtered by "
       "stream, type, seq range (inclusive) and recorded time range (inclusive).");
   app->add_option("--data", o->data, "data folder")->required()->envname("RUNLEDGER_DATA");
-  app->add_option("--stream", o->stream, "only this stream, e.g. job/j1");
+  app->add_option("--stream", o->stream, "only this stream, e.g. job/j1")->check(kNotEmpty);
   app->add_option("--type", o->types, "only events of this type (repeatable), e.g. JobLeased");
   app->add_option("--from-seq", o->from_seq, "first seq")->check(kSeqAtLeastOne);
   app->add_option("--to-seq", o->to_seq, "last seq")->check(kSeqAtLeastOne);
-  app->add_option("--since", o->since, "recorded at or after this RFC 3339 time");
-  app->add_option("--until", o->until, "recorded at or before this RFC 3339 time");
+  app->add_option("--since", o->since, "recorded at or after this RFC 3339 time")->check(kNotEmpty);
+  app->add_option("--until", o->until, "recorded at or before this RFC 3339 time")
+      ->check(kNotEmpty);
   return {app, [o] { return run(*o); }};
 }
 

@@ -177,8 +177,10 @@ Subcommand add_replay(CLI::App& root) {
       app->add_option("--until-seq", o->until_seq, "stop after this seq")->check(kSeqAtLeastOne);
   app->add_option("--until-time", o->until_time,
                   "stop before the first event recorded after this RFC 3339 time")
+      ->check(kNotEmpty)
       ->excludes(seq);
-  app->add_option("--entity", o->entity, "print only job/ID, connector/ID or hold/ID");
+  app->add_option("--entity", o->entity, "print only job/ID, connector/ID or hold/ID")
+      ->check(kNotEmpty);
   app->add_flag("--compare", o->compare, "compare with the server's state, list differences");
   app->add_flag("--pretty", o->pretty, "indent the JSON");
   return {app, [o] { return run(*o); }};
