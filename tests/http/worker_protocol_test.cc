@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "projections/job.h"
 #include "tests/http/job_calls.h"
 #include "tests/http/server_fixture.h"
 
@@ -314,6 +315,26 @@ TEST_F(WorkerProtocolTest, FailureWithoutAttemptsLeftIsFinal) {
   EXPECT_EQ(failed.json.value("state", ""), "FAILED");
   EXPECT_EQ(failed.json.value("attempt", 0), 1);
   EXPECT_EQ(claim(client(), "w1", "k").status, 204);
+}
+
+// A worker's failure text may be a long stack trace: it is kept, cut to
+// jobs::kErrorBytesMax, never refused (as a connector's last_error is cut).
+TEST_F(WorkerProtocolTest, ALongFailureTextIsStoredCutNotRefused) {
+  const std::string trace(900'000, 't');  // within the 1 MiB body limit
+  const std::string token = running("j1", "t1", {{"max_attempts", 1}});
+  ASSERT_TRUE(IsStatus(worker_call(client(), "j1", "steps/FETCH/start", token), 200));
+  ApiReply failed =
+      worker_call(client(), "j1", "steps/FETCH/failed", token, {{"error", "boom: " + trace}});
+  ASSERT_TRUE(IsStatus(failed, 200));
+  const std::string kept = failed.json.at("steps").at(0).value("error", "");
+  EXPECT_EQ(kept.size(), jobs::kErrorBytesMax);
+  EXPECT_EQ(kept.rfind("boom: ttt", 0), 0u) << kept.substr(0, 40);
+
+  const std::string token2 = running("j2", "t2");
+  ApiReply stale = worker_call(client(), "j2", "outcome-unknown", token2,
+                               {{"kind", "RESULT_UNKNOWN"}, {"detail", trace}});
+  ASSERT_TRUE(IsStatus(stale, 200));
+  EXPECT_EQ(stale.json.value("state", ""), "STALE");
 }
 
 TEST_F(WorkerProtocolTest, RerunOfAFinishedJobStartsANewAttemptReusingFetch) {
