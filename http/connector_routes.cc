@@ -9,9 +9,6 @@ namespace {
 
 constexpr size_t kDocumentIdBytesMax = 512;
 constexpr size_t kDocumentErrorBytesMax = 4096;
-// A sync failure's text may be long (a stack trace); it is stored cut to
-// 500 code points, so only the body limit bounds it here.
-constexpr size_t kSyncErrorBytesMax = 64 * 1024 * 1024;
 
 std::optional<nlohmann::json> live_connector(const State& s, const std::string& id) {
   auto it = s.connectors.by_id.find(id);
@@ -221,7 +218,7 @@ void add_sync_routes(Router& router) {
       in.only({"error"});
       Request r;
       r.command = connectors::ReportFailed{a.param("id"), a.param("sync_id"),
-                                           in.str("error", kSyncErrorBytesMax)};
+                                           in.str("error", kCutTextBytesMax)};
       r.render = connector_reply(a.param("id"), 200);
       return r;
     });

@@ -15,6 +15,12 @@
 
 namespace runledger::http {
 
+// The bound of free text that the deciders store cut (a sync failure's
+// last_error, a step failure's error, an outcome-unknown's detail): often a
+// stack trace, kept cut rather than refused, so only the body limit
+// (--body-limit-bytes, at most 64 MiB) bounds it.
+inline constexpr size_t kCutTextBytesMax = 64 * 1024 * 1024;
+
 // The request body as a JSON object: an empty body is {}; invalid JSON or a
 // non-object throws ApiError 400.
 nlohmann::json parse_body(const ApiRequest& r);

@@ -11,12 +11,6 @@
 namespace runledger::http {
 namespace {
 
-// A step's failure and an outcome-unknown's detail are a worker's text,
-// often a stack trace: the deciders store them cut to jobs::kErrorBytesMax
-// (as a connector's last_error is cut), so only the body limit bounds them
-// here and a long report is kept, not refused.
-constexpr size_t kWorkerTextBytesMax = 64 * 1024 * 1024;
-
 constexpr size_t kNameBytesMax = 128;
 constexpr size_t kTargetBytesMax = 256;
 constexpr size_t kReasonBytesMax = 1024;
@@ -230,7 +224,7 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
                      token_only([](ApiRequest& a, JsonInput& in) -> Command {
                        in.only({"lease_token", "error", "retryable"});
                        return jobs::StepFail{a.param("id"), a.param("step"), lease_token(in),
-                                             in.str("error", kWorkerTextBytesMax),
+                                             in.str("error", kCutTextBytesMax),
                                              in.opt_bool("retryable").value_or(false)};
                      }));
   router.add_command("POST", "/v1/jobs/{id}/cancel-ack",
@@ -244,7 +238,7 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
                        return jobs::OutcomeUnknown{
                            a.param("id"), lease_token(in),
                            in.enumeration("kind", {"EXECUTION_STATE_UNKNOWN", "RESULT_UNKNOWN"}),
-                           in.opt_str("detail", kWorkerTextBytesMax).value_or("")};
+                           in.opt_str("detail", kCutTextBytesMax).value_or("")};
                      }));
   router.add_command("POST", "/v1/jobs/{id}/reattach", [o](ApiRequest& a) {
     return prepare_command(a, [&](const nlohmann::json& body) {

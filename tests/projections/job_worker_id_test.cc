@@ -28,9 +28,10 @@ class JobWorkerId : public JobTest {
     }
     return out;
   }
-  // Every event of `d` names `worker` ("" for none) in its data.
-  void expect_worker(const Decision& d, const std::string& worker) {
-    ASSERT_FALSE(d.events.empty());
+  // `d` appended events of `types`, each naming `worker` ("" for none) in
+  // its data.
+  void expect_worker(const Decision& d, const Types& types, const std::string& worker) {
+    ASSERT_EQ(Given::types(d), types);
     for (const nlohmann::json& e : shown(d)) {
       const nlohmann::json& data = e.at("data");
       if (worker.empty()) {
@@ -51,16 +52,14 @@ TEST_F(JobWorkerId, TheLastStepDoneNamesTheWorkerOnTheAttemptsSuccessToo) {
   }
   expect_accepted(step_start("j1", plan.back()));
   Decision d = step_done("j1", plan.back());
-  ASSERT_EQ(Given::types(d), (Types{"StepSucceeded", "AttemptSucceeded"}));
-  expect_worker(d, "w1");
+  expect_worker(d, Types{"StepSucceeded", "AttemptSucceeded"}, "w1");
 }
 
 TEST_F(JobWorkerId, AStepFailureNamesTheWorkerOnTheAttemptsFailureAndTheRetry) {
   given_running("j1");
   expect_accepted(step_start("j1", "FETCH"));
   Decision d = step_fail("j1", "FETCH", /*retryable=*/true);
-  ASSERT_EQ(Given::types(d), (Types{"StepFailed", "AttemptFailed", "RetryScheduled"}));
-  expect_worker(d, "w1");
+  expect_worker(d, Types{"StepFailed", "AttemptFailed", "RetryScheduled"}, "w1");
 }
 
 TEST_F(JobWorkerId, ACancellationMetAtAWorkersBoundaryNamesTheWorker) {
@@ -69,16 +68,14 @@ TEST_F(JobWorkerId, ACancellationMetAtAWorkersBoundaryNamesTheWorker) {
   ASSERT_EQ(claim("w-a"), "a");
   cancel("a");
   Decision at_start = start("a");
-  ASSERT_EQ(Given::types(at_start), Types{"AttemptCancelled"});
-  expect_worker(at_start, "w-a");
+  expect_worker(at_start, Types{"AttemptCancelled"}, "w-a");
   // at a step start
   enqueue("b", "tb");
   ASSERT_EQ(claim("w-b"), "b");
   expect_accepted(start("b"));
   cancel("b");
   Decision at_step_start = step_start("b", "FETCH");
-  ASSERT_EQ(Given::types(at_step_start), Types{"AttemptCancelled"});
-  expect_worker(at_step_start, "w-b");
+  expect_worker(at_step_start, Types{"AttemptCancelled"}, "w-b");
   // at a step done with steps left
   enqueue("c", "tc");
   ASSERT_EQ(claim("w-c"), "c");
@@ -86,49 +83,40 @@ TEST_F(JobWorkerId, ACancellationMetAtAWorkersBoundaryNamesTheWorker) {
   expect_accepted(step_start("c", "FETCH"));
   cancel("c");
   Decision at_step_done = step_done("c", "FETCH");
-  ASSERT_EQ(Given::types(at_step_done), (Types{"StepSucceeded", "AttemptCancelled"}));
-  expect_worker(at_step_done, "w-c");
+  expect_worker(at_step_done, Types{"StepSucceeded", "AttemptCancelled"}, "w-c");
   // by the worker's acknowledgement
   enqueue("d", "td");
   ASSERT_EQ(claim("w-d"), "d");
   cancel("d");
   Decision acked = cancel_ack("d");
-  ASSERT_EQ(Given::types(acked), Types{"AttemptCancelled"});
-  expect_worker(acked, "w-d");
+  expect_worker(acked, Types{"AttemptCancelled"}, "w-d");
   // by a release
   enqueue("e", "te");
   ASSERT_EQ(claim("w-e"), "e");
   cancel("e");
   Decision released = release("e");
-  ASSERT_EQ(Given::types(released), (Types{"LeaseReleased", "AttemptCancelled"}));
-  expect_worker(released, "w-e");
+  expect_worker(released, Types{"LeaseReleased", "AttemptCancelled"}, "w-e");
 }
 
 TEST_F(JobWorkerId, AnOutcomeUnknownNamesTheWorkerOnTheStalenessAndItsHold) {
   given_running("j1");
   Decision d = outcome_unknown("j1", "RESULT_UNKNOWN");
-  ASSERT_EQ(Given::types(d), (Types{"AttemptStale", "HoldPlaced"}));
-  expect_worker(d, "w1");
+  expect_worker(d, Types{"AttemptStale", "HoldPlaced"}, "w1");
 }
 
-TEST_F(JobWorkerId, AReattachThatFindsTheExecutionExitedNamesTheReattachingWorker) {
-  given_stale("j1");
-  Decision d = reattach_exited("j1", 0);
-  ASSERT_EQ(Given::types(d), (Types{"AttemptResolved", "HoldReleased"}));
-  expect_worker(d, "w2");
-}
-
-TEST_F(JobWorkerId, AReattachToARunningExecutionNamesItsWorkerOnTheHoldItReleases) {
-  given_stale("j1");
-  Decision d = reattach_running("j1", "w3");
-  ASSERT_EQ(Given::types(d), (Types{"ExecutionReattached", "HoldReleased"}));
-  expect_worker(d, "w3");
+TEST_F(JobWorkerId, AReattachNamesTheReattachingWorkerOnWhatItResolvesAndReleases) {
+  // that finds the execution exited
+  given_stale("j1", "t1");
+  expect_worker(reattach_exited("j1", 0), Types{"AttemptResolved", "HoldReleased"}, "w2");
+  // that takes over the running execution
+  given_stale("j2", "t2");
+  expect_worker(reattach_running("j2", "w3"), Types{"ExecutionReattached", "HoldReleased"}, "w3");
 }
 
 TEST_F(JobWorkerId, WhatAnOperatorOrATimerCausesNamesNoWorker) {
   // an operator's cancel of a queued job
   enqueue("q", "tq");
-  expect_worker(cancel("q"), "");
+  expect_worker(cancel("q"), Types{"AttemptCancelled"}, "");
   // a lease that ran out while RUNNING: the expiry names the lease's worker
   // (as it always did: it is what expired), the staleness and hold none
   given_running("r", "tr");
@@ -144,8 +132,7 @@ TEST_F(JobWorkerId, WhatAnOperatorOrATimerCausesNamesNoWorker) {
   const std::string hold_id = job_of("r").latest().stale_hold_id;
   Decision released =
       g.run(holds::ReleaseHold{hold_id, "checked the cluster: it stopped", true, "FAILED"});
-  ASSERT_EQ(Given::types(released), (Types{"HoldReleased", "AttemptResolved"}));
-  expect_worker(released, "");
+  expect_worker(released, Types{"HoldReleased", "AttemptResolved"}, "");
 }
 
 }  // namespace
