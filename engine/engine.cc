@@ -321,27 +321,35 @@ void Engine::close_batch(Batch& b) {
   events_since_snapshot_ += b.out.events.size();
 }
 
-bool Engine::find_idempotency(const std::string& key, std::string* record) {
+bool Engine::find_idempotency(const std::string& key, std::string* record, bool* legacy) {
+  const std::string record_key = idempotency_record_key(key);
+  *legacy = false;
   for (const IdempotencyRecords* recent : {&batch_idempotency_, &writing_idempotency_}) {
-    auto it = recent->find(key);
+    auto it = recent->find(record_key);
     if (it != recent->end()) {
       *record = it->second;
       return true;
     }
   }
-  return store_->get_idempotency(key, record).ok();
+  if (store_->get_idempotency(record_key, record).ok()) return true;
+  *legacy = store_->get_idempotency(key, record).ok();
+  return *legacy;
 }
 
 bool Engine::apply_request(Pending& p, Batch& b) {
   Request& r = p.req;
   if (!r.idempotency_key.empty()) {
     std::string record;
-    if (find_idempotency(r.idempotency_key, &record)) {
-      auto rec = decode_idempotency(record);
+    bool legacy = false;
+    if (find_idempotency(r.idempotency_key, &record, &legacy)) {
+      auto rec = decode_idempotency(record, r.idempotency_key);
       p.type = "idempotent_replay";
-      if (rec && rec->fingerprint == r.fingerprint) {
+      const bool same = rec && (legacy ? r.legacy_fingerprint == rec->fingerprint
+                                       : rec->fingerprint == r.fingerprint);
+      if (same) {
         p.reply = rec->reply;
       } else {
+        // Another request, or another caller's: nothing of the kept reply is told.
         p.outcome = "refused";
         p.reply = Reply::error(409, "idempotency_key_reused",
                                "Idempotency-Key was already used for a different request");
@@ -353,9 +361,11 @@ bool Engine::apply_request(Pending& p, Batch& b) {
   // answers must not become a 503 through a write that cannot happen.
   auto remember = [&](const Reply& reply) {
     if (r.idempotency_key.empty() || reply.status >= 500 || options_.read_only) return;
-    std::string rec = encode_idempotency(clock_.now_ms(), r.fingerprint, reply);
-    batch_idempotency_[r.idempotency_key] = rec;
-    b.out.idempotency.emplace_back(r.idempotency_key, std::move(rec));
+    std::string rec = encode_idempotency(clock_.now_ms(), r.fingerprint, reply, r.reply_secret,
+                                         r.idempotency_key);
+    std::string record_key = idempotency_record_key(r.idempotency_key);
+    batch_idempotency_[record_key] = rec;
+    b.out.idempotency.emplace_back(std::move(record_key), std::move(rec));
   };
   if (r.fixed_reply) {
     p.type = "invalid_request";

@@ -85,7 +85,15 @@ struct Request {
   Renderer render;
   std::string actor = "anonymous";
   std::string idempotency_key;  // empty: none
-  Hash fingerprint{};           // of method, path and body, with a key
+  Hash fingerprint{};           // of caller, method, path and body, with a key
+  // What a record kept by an earlier version (under the key itself, with
+  // no caller in its fingerprint) must hold to be this request's: set for
+  // the anonymous caller only, as without authentication every caller is
+  // one, and any other caller's retry of such a record is refused.
+  std::optional<Hash> legacy_fingerprint;
+  // A secret the reply may carry (a fresh lease token): its kept record
+  // holds it sealed under the key, never in clear.
+  std::string reply_secret;
   // A reply decided before the engine (e.g. a 422 from validation) that
   // must still be recorded under its idempotency key.
   std::optional<Reply> fixed_reply;
@@ -151,7 +159,10 @@ class Engine {
   bool apply_request(Pending& p, Batch& b);
   Status append_decision(const Decision& d, const std::string& actor, const std::string& command_id,
                          int64_t now_ms, Batch& b);
-  bool find_idempotency(const std::string& key, std::string* record);
+  // The record kept under `key`: by its record key (recent batches, then
+  // the store), else under the key itself as earlier versions kept it
+  // (*legacy set).
+  bool find_idempotency(const std::string& key, std::string* record, bool* legacy);
   void arm_timer();
 
   // Between the sequencer and the writer (engine_commit.cc).

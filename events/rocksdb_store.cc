@@ -16,6 +16,7 @@
 #include <rocksdb/table.h>
 
 #include "events/keys.h"
+#include "events/private_folder.h"
 #include "events/rocksdb_store_internal.h"
 
 namespace runledger {
@@ -180,6 +181,13 @@ Status RocksDbStore::open() {
   }
   if (options_.secondary && options_.secondary_path.empty()) {
     return Status::Invalid("a secondary store needs a secondary_path");
+  }
+  if (writable()) {
+    // Files RocksDB makes from now on are 0600 where its Env can do it;
+    // make_private() closes what is there already, the folder first.
+    rocksdb::Env* env = env_ != nullptr ? env_ : rocksdb::Env::Default();
+    env->SetAllowNonOwnerAccess(false).PermitUncheckedError();
+    if (Status p = make_private(dir_); !p.ok()) return p;
   }
   std::unique_lock lock(db_mu_);
   if (Status s = open_db(writable()); !s.ok()) return s;

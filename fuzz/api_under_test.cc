@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "http/cross_site.h"
 #include "http/request_entry.h"
 #include "http/routes.h"
 
@@ -74,6 +75,13 @@ std::optional<Outcome> ApiUnderTest::call(const RequestText& in) {
   a.body = in.body;
   // Authentication is on for a request that carries a token, off otherwise.
   const http::Auth* auth = in.header("Authorization") != nullptr ? &auth_ : nullptr;
+  http::SiteRules site;
+  site.local_host_only = auth == nullptr;
+  site.listen_host = "127.0.0.1";
+  if (auto refused = http::refuse_cross_site(in.headers, a.method, a.body.size(), site)) {
+    outcome.reply = std::move(*refused);
+    return outcome;
+  }
   if (auto early = http::read_api_headers(in.headers, auth, a, &outcome.role)) {
     outcome.reply = std::move(*early);
     return outcome;

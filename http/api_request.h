@@ -10,13 +10,20 @@
 
 namespace runledger::http {
 
+// The actor and caller of a request made without authentication.
+inline constexpr char kAnonymousCaller[] = "anonymous";
+
 struct ApiRequest {
   std::string method;
   std::string path;                           // decoded path, no query
   std::map<std::string, std::string> params;  // from the route pattern
   std::multimap<std::string, std::string> query;
   std::string body;
-  std::string actor = "anonymous";
+  std::string actor = kAnonymousCaller;
+  // Who the request's idempotency key belongs to: the token's name, or
+  // "anonymous" without authentication, where every caller is one (the
+  // actor header names a person for the log, not a caller).
+  std::string caller = kAnonymousCaller;
   std::string idempotency_key;  // empty: none
   std::string last_event_id;    // SSE resume header
 

@@ -12,6 +12,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "http/cross_site.h"
 #include "http/handler_support.h"
 #include "http/request_entry.h"
 #include "http/response_head.h"
@@ -169,6 +170,9 @@ void Connection::dispatch() {
   api_.method = head_only_ ? "GET" : in.method;
   read_target(in.target, api_);
   api_.body = std::move(in.body);
+  if (auto refused = refuse_cross_site(in.headers, in.method, api_.body.size(), ctx_.site)) {
+    return send(std::move(*refused));
+  }
   if (auto early = read_api_headers(in.headers, ctx_.auth.enabled() ? &ctx_.auth : nullptr, api_)) {
     return send(std::move(*early));
   }
@@ -218,6 +222,10 @@ void Connection::refuse_oversized() {
   api_ = ApiRequest{};
   api_.method = in.method;
   read_target(in.target, api_);
+  // Its body was never read, but it has one: a type other than JSON is 415.
+  if (auto refused = refuse_cross_site(in.headers, in.method, /*body_bytes=*/1, ctx_.site)) {
+    return send(std::move(*refused));
+  }
   if (read_api_headers(in.headers, ctx_.auth.enabled() ? &ctx_.auth : nullptr, api_)) {
     return send(std::move(too_large));
   }

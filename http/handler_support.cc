@@ -72,9 +72,12 @@ void take_key(const ApiRequest& r, bool body_over_limit, Request* req) {
   if (r.idempotency_key.empty()) return;
   req->idempotency_key = r.idempotency_key;
   // A path holds no space, so no request that was read has this fingerprint.
-  req->fingerprint = body_over_limit
-                         ? request_fingerprint(r.method, r.path + " (body over the limit)", "")
-                         : request_fingerprint(r.method, r.path, r.body);
+  const std::string path = body_over_limit ? r.path + " (body over the limit)" : r.path;
+  const std::string_view body = body_over_limit ? std::string_view() : r.body;
+  req->fingerprint = request_fingerprint(r.caller, r.method, path, body);
+  if (r.caller == kAnonymousCaller) {
+    req->legacy_fingerprint = legacy_request_fingerprint(r.method, path, body);
+  }
 }
 
 }  // namespace

@@ -148,6 +148,7 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
       c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
       c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
       Request r;
+      r.reply_secret = c.lease_token;
       r.render = [token = c.lease_token](const State& s, const Decision* d) {
         if (d->rejection) return rejection_reply(*d->rejection);
         if (d->events.empty()) return Reply{204, ""};
@@ -259,6 +260,7 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
       c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
       if (c.observed == "running") c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
       Request r;
+      r.reply_secret = c.lease_token;
       r.render = [id = c.job_id, token = c.lease_token](const State& s, const Decision* d) {
         if (d->rejection) return rejection_reply(*d->rejection);
         auto j = find_job(s, id);

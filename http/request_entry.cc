@@ -46,6 +46,7 @@ std::optional<Reply> read_api_headers(const HeaderList& headers, const Auth* aut
     }
     if (role != nullptr) *role = who->role;
     a.actor = who->name;  // the token's name is the actor, whatever headers say
+    a.caller = who->name;
   } else if (const std::string* actor = find_header(headers, "X-Runledger-Actor")) {
     if (actor->empty() || actor->size() > kActorBytesMax || !printable(*actor)) {
       return Reply::error(422, "invalid_field",

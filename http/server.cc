@@ -140,6 +140,8 @@ Status Server::bind() {
       return st;
     }
   }
+  impl_->ctx.site.local_host_only = !impl_->auth.enabled();
+  impl_->ctx.site.listen_host = o.host;
   impl_->connections_fit = connections_that_fit(o.connections_max + kRefusedConnectionsMax);
   impl_->refused_room = std::min(kRefusedConnectionsMax, impl_->connections_fit / 8);
   const std::string where = o.host + ":" + std::to_string(o.port);

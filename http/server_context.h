@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "http/auth.h"
 #include "http/blocking_pool.h"
+#include "http/cross_site.h"
 #include "http/live_stream.h"
 #include "http/loop_inbox.h"
 #include "http/router.h"
@@ -69,6 +70,8 @@ struct ServerContext {
   const Auth& auth;
   LiveStreams& live;
   BlockingPool& pool;
+  // Set by the server once the tokens are loaded (authentication on or off).
+  SiteRules site;
   // Set by the server once its loop exists; the engine's replies come back
   // through it.
   LoopInbox* replies = nullptr;

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <thread>
@@ -10,6 +11,7 @@
 
 #include "engine/engine.h"
 #include "engine/log.h"
+#include "http/cross_site.h"
 #include "http/listen_address.h"
 #include "http/server.h"
 #include "tools/server_startup.h"
@@ -97,10 +99,6 @@ bool split_listen(const std::string& listen, std::string* host, int* port) {
   }
 }
 
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
 // Signals are taken by one thread with sigwait, so no handler runs inside
 // the engine's or the HTTP library's threads.
 sigset_t shutdown_signals() {
@@ -158,7 +156,7 @@ int server_main(int argc, char** argv) {
     std::fprintf(stderr, "--listen must be HOST:PORT, got '%s'\n", f.listen.c_str());
     return kExitUsage;
   }
-  if (!is_loopback(host) && f.auth_tokens.empty()) {
+  if (!http::loopback_host(host) && f.auth_tokens.empty()) {
     std::fprintf(stderr,
                  "refusing to listen on %s without --auth-tokens: only loopback "
                  "addresses may run without authentication\n",
@@ -169,6 +167,11 @@ int server_main(int argc, char** argv) {
     std::fprintf(stderr, "--lease-default-s must not exceed --lease-max-s\n");
     return kExitUsage;
   }
+
+  // Whatever the server creates is its owner's alone: the data folder holds
+  // every job's input and output (the store also closes a folder made
+  // before, see events/private_folder.h).
+  ::umask(077);
 
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);

@@ -78,7 +78,7 @@ Request command_request(Command c, const std::string& idempotency_key) {
 
 Request keyed_request(Command c, const std::string& key, const std::string& request_text) {
   Request r = command_request(std::move(c), key);
-  r.fingerprint = request_fingerprint("POST", "/test", request_text);
+  r.fingerprint = request_fingerprint("anonymous", "POST", "/test", request_text);
   return r;
 }
 

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/idempotency.h"
 #include "tests/engine/engine_harness.h"
 
 namespace runledger::testing {
@@ -207,6 +208,67 @@ TEST_F(Idempotency, KeysAreKeptForADayThenPurgedByTheTimerTick) {
   Reply fresh = h.engine().execute(keyed_request(jobs::Cancel{"b", "x"}, "key-p", "cancel b"));
   EXPECT_LT(fresh.status, 300) << fresh.body;
   EXPECT_GT(version_of(h.store(), job_stream("b")), before);
+}
+
+// A record an earlier version kept: under the key itself, with a
+// fingerprint of method, path and body alone, the reply in clear.
+std::string earlier_versions_record(int64_t recorded_at_ms, const std::string& request_text) {
+  std::string v;
+  for (int i = 7; i >= 0; --i) v.push_back(static_cast<char>((recorded_at_ms >> (8 * i)) & 0xff));
+  v += std::string("\x00\xc9", 2);  // 201
+  const Hash fp = legacy_request_fingerprint("POST", "/test", request_text);
+  v.append(reinterpret_cast<const char*>(fp.data()), fp.size());
+  return v + R"({"kept":"by an earlier version"})";
+}
+
+TEST_F(Idempotency, AnEarlierVersionsRecordIsAnsweredToTheAnonymousCallerOnly) {
+  // Given a record an earlier version kept under "old-key"
+  enqueue_two();
+  AppendBatch legacy;
+  legacy.idempotency.emplace_back("old-key", earlier_versions_record(h.clock.now_ms(), "cancel b"));
+  ASSERT_TRUE(h.store().append(legacy).ok());
+  const uint64_t seq_before = h.store().last_seq();
+  // When the anonymous caller sends that request again
+  Request anonymous = keyed_request(jobs::Cancel{"b", "x"}, "old-key", "cancel b");
+  anonymous.legacy_fingerprint = legacy_request_fingerprint("POST", "/test", "cancel b");
+  Reply replayed = h.engine().execute(std::move(anonymous));
+  // Then it gets the kept reply, and nothing is appended
+  EXPECT_EQ(replayed.status, 201);
+  EXPECT_EQ(replayed.body, R"({"kept":"by an earlier version"})");
+  // When a caller with a token (no legacy fingerprint) sends it
+  Reply other = h.engine().execute(keyed_request(jobs::Cancel{"b", "x"}, "old-key", "cancel b"));
+  // Then it is a conflict, and still nothing is appended
+  EXPECT_EQ(other.status, 409);
+  EXPECT_EQ(body_json(other).value("code", ""), "idempotency_key_reused");
+  EXPECT_EQ(h.store().last_seq(), seq_before);
+}
+
+// The reply of a claim carries its lease token: the record keeps it sealed,
+// and only the same key's retry gets it back.
+TEST_F(Idempotency, AReplysSecretIsNotInTheStoredRecordYetTheRetryGetsIt) {
+  // Given a keyed request whose reply carries a secret
+  enqueue_two();
+  const std::string secret = lease_token("sealed");
+  auto with_secret = [&] {
+    Request r = keyed_request(claim_any(secret), "key-s", "claim");
+    r.reply_secret = secret;
+    r.render = [secret](const State&, const Decision*) {
+      return Reply{200, R"({"lease_token":")" + secret + R"("})"};
+    };
+    return r;
+  };
+  Reply first = h.engine().execute(with_secret());
+  ASSERT_EQ(first.body, R"({"lease_token":")" + secret + R"("})");
+  // When the record is read from the store after a restart
+  h.reopen();
+  std::string stored;
+  ASSERT_TRUE(h.store().get_idempotency(idempotency_record_key("key-s"), &stored).ok());
+  Reply again = h.engine().execute(with_secret());
+  // Then the stored bytes hold neither the secret nor the key, and the retry gets the first reply
+  EXPECT_EQ(stored.find(secret), std::string::npos);
+  EXPECT_EQ(stored.find("key-s"), std::string::npos);
+  EXPECT_FALSE(h.store().get_idempotency("key-s", &stored).ok());
+  EXPECT_EQ(again.body, first.body);
 }
 
 }  // namespace
