@@ -361,6 +361,7 @@ bool Engine::apply_request(Pending& p, Batch& b) {
   // answers must not become a 503 through a write that cannot happen.
   auto remember = [&](const Reply& reply) {
     if (r.idempotency_key.empty() || reply.status >= 500 || options_.read_only) return;
+    if (r.tried_again_on_no_content && reply.status == 204) return;
     std::string rec = encode_idempotency(clock_.now_ms(), r.fingerprint, reply, r.reply_secret,
                                          r.idempotency_key);
     std::string record_key = idempotency_record_key(r.idempotency_key);

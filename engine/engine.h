@@ -94,6 +94,9 @@ struct Request {
   // A secret the reply may carry (a fresh lease token): its kept record
   // holds it sealed under the key, never in clear.
   std::string reply_secret;
+  // A claim that waits for work (wait_s): its 204 is not kept under its
+  // key, as it will be tried again, and its final 204 is kept then.
+  bool tried_again_on_no_content = false;
   // A reply decided before the engine (e.g. a 422 from validation) that
   // must still be recorded under its idempotency key.
   std::optional<Reply> fixed_reply;

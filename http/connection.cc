@@ -167,6 +167,8 @@ void Connection::dispatch() {
   if (refuse_) return send(Reply::error(503, "overloaded", "too many connections; retry later"));
 
   api_ = ApiRequest{};
+  long_poll_.reset();
+  waiting_id_ = 0;
   api_.method = head_only_ ? "GET" : in.method;
   read_target(in.target, api_);
   api_.body = std::move(in.body);
@@ -189,7 +191,15 @@ void Connection::dispatch() {
     if (head_only_) return send(Reply{200, "", "text/event-stream"});
     return open_live_stream();
   }
-  if (!route->may_block) return answer(run_handler(*route, api_));
+  if (!route->may_block) {
+    Answer a = run_handler(*route, api_);
+    if (a.long_poll && a.command) {
+      route_ = route;
+      long_poll_ = std::move(a.long_poll);
+      wait_deadline_ = std::chrono::steady_clock::now() + long_poll_->wait;
+    }
+    return answer(std::move(a));
+  }
 
   if (!ctx_.in_flight.try_add()) return send(shutting_down());
   bool queued = ctx_.pool.post([self = shared_from_this(), route]() mutable {
@@ -256,9 +266,52 @@ void Connection::submit(Request command, bool admitted) {
     // executor, so the inbox's task sends it there and then.
     ServerContext& ctx = self->ctx_;
     ctx.replies->deliver(
-        [self = std::move(self), r = std::move(r)]() mutable { self->send(std::move(r)); });
+        [self = std::move(self), r = std::move(r)]() mutable { self->on_reply(std::move(r)); });
     ctx.in_flight.done();
   });
+}
+
+void Connection::on_reply(Reply r) {
+  if (!long_poll_) return send(std::move(r));
+  const bool no_work = r.status == 204;
+  if (waiting_id_ != 0) {
+    if (ctx_.claims->tried(waiting_id_, /*got_work=*/!no_work)) return;  // waits on
+    waiting_id_ = 0;
+  } else if (no_work && std::chrono::steady_clock::now() < wait_deadline_) {
+    auto self = shared_from_this();
+    waiting_id_ =
+        ctx_.claims->park(long_poll_->group, wait_deadline_,
+                          {[self] { self->claim_again(); }, [self] { self->end_wait(); }});
+    if (waiting_id_ != 0) return;
+    long_poll_.reset();
+    return send(
+        Reply::error(503, "overloaded", "too many claims are waiting for work; retry later"));
+  }
+  if (no_work) return end_wait();
+  long_poll_.reset();
+  send(std::move(r));
+}
+
+void Connection::claim_again() {
+  if (closed_) {
+    // Its client is gone: its place goes to the next claim of its group.
+    ctx_.claims->tried(waiting_id_, /*got_work=*/true);
+    return;
+  }
+  Answer a = run_handler(*route_, api_);
+  if (a.command) return submit(std::move(*a.command));
+  on_reply(std::move(*a.reply));
+}
+
+// The wait ended with no work: 204, kept under the request's key now (the
+// 204s before were not, see Request::tried_again_on_no_content).
+void Connection::end_wait() {
+  long_poll_.reset();
+  waiting_id_ = 0;
+  if (auto kept = keep_under_key(api_, Reply{204, ""}, /*body_over_limit=*/false)) {
+    return submit(std::move(*kept));
+  }
+  send(Reply{204, ""});
 }
 
 void Connection::send(Reply r) {

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // `admitted`: the request already counts as in flight (it came through
   // the blocking pool), so a stop that began meanwhile still lets it run.
   void submit(Request command, bool admitted = false);
+  // A command's durable reply, on the loop: sent, or for a claim that
+  // waits for work and found none, parked (see http/claim_waiters.h).
+  void on_reply(Reply reply);
+  void claim_again();
+  void end_wait();
   void send(Reply reply);
   void on_written();
   void send_continue();
@@ -96,6 +102,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool continue_sent_ = false;
 
   ApiRequest api_;
+  // A claim that waits for work: its route (to build it again), how long it
+  // waits, and its place among the waiting claims once parked (0: not yet).
+  const Router::Route* route_ = nullptr;
+  std::optional<LongPoll> long_poll_;
+  std::chrono::steady_clock::time_point wait_deadline_{};
+  uint64_t waiting_id_ = 0;
   size_t served_ = 0;
   bool keep_alive_ = true;
   bool http10_ = false;

@@ -1,6 +1,8 @@
 // The Jobs section of the API: enqueue, the worker protocol, cancel, rerun,
 // reads. Handlers validate shapes and limits (422 naming the field); the job
 // decider checks everything that depends on state.
+#include <algorithm>
+#include <chrono>
 #include <memory>
 
 #include "engine/view_index.h"
@@ -15,6 +17,8 @@ constexpr size_t kNameBytesMax = 128;
 constexpr size_t kTargetBytesMax = 256;
 constexpr size_t kReasonBytesMax = 1024;
 constexpr size_t kKindsMax = 64;
+// The longest a claim waits for work (wait_s).
+constexpr int64_t kClaimWaitSMax = 30;
 constexpr int64_t kPriorityAbsMax = 1'000'000;
 constexpr size_t kListLimitMax = 1000;
 constexpr size_t kListLimitDefault = 100;
@@ -130,6 +134,15 @@ Request enqueue(const nlohmann::json& body) {
   return r;
 }
 
+// Claims wait in line with those of the same kinds (http/claim_waiters.h):
+// the kinds, sorted, each after its length.
+std::string claim_group(std::vector<std::string> kinds) {
+  std::sort(kinds.begin(), kinds.end());
+  std::string group;
+  for (const auto& k : kinds) group.append(std::to_string(k.size())).append(":").append(k);
+  return group;
+}
+
 Reply lease_reply(const State& s, const std::string& id, const std::string& token) {
   auto j = find_job(s, id);
   if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
@@ -138,17 +151,21 @@ Reply lease_reply(const State& s, const std::string& id, const std::string& toke
 
 void add_worker_routes(Router& router, const ApiOptions& o) {
   router.add_command("POST", "/v1/jobs/claim", [o](ApiRequest& a) {
-    return prepare_command(a, [&](const nlohmann::json& body) {
+    std::optional<LongPoll> long_poll;
+    Answer answer = prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
-      in.only({"worker", "kinds", "lease_s"});
+      in.only({"worker", "kinds", "lease_s", "wait_s"});
       jobs::Claim c;
       c.worker = in.str("worker", kNameBytesMax);
       c.kinds =
           in.opt_str_list("kinds", kKindsMax, kNameBytesMax).value_or(std::vector<std::string>{});
       c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
+      const int64_t wait_s = in.opt_integer("wait_s", 0, kClaimWaitSMax).value_or(0);
+      if (wait_s > 0) long_poll = LongPoll{std::chrono::seconds(wait_s), claim_group(c.kinds)};
       c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
       Request r;
       r.reply_secret = c.lease_token;
+      r.tried_again_on_no_content = long_poll.has_value();
       r.render = [token = c.lease_token](const State& s, const Decision* d) {
         if (d->rejection) return rejection_reply(*d->rejection);
         if (d->events.empty()) return Reply{204, ""};
@@ -158,6 +175,8 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
       r.command = std::move(c);
       return r;
     });
+    if (answer.command && !answer.command->fixed_reply) answer.long_poll = std::move(long_poll);
+    return answer;
   });
   router.add_command("POST", "/v1/jobs/{id}/heartbeat", [o](ApiRequest& a) {
     return prepare_command(a, [&](const nlohmann::json& body) {

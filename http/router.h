@@ -6,6 +6,7 @@
 // Thread-safe after set-up (lookups only read).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -21,11 +22,20 @@ namespace runledger::http {
 // What a handler hands back: a reply ready now, or a command for the engine,
 // whose reply comes once it is durable (the server submits it and goes on
 // serving other connections meanwhile).
+// A command that is tried again while its reply is a 204 (a claim with
+// wait_s): the server parks it on its loop until `wait` has passed
+// (http/claim_waiters.h). Claims of one `group` (the same kinds) wait in line.
+struct LongPoll {
+  std::chrono::milliseconds wait;
+  std::string group;
+};
+
 struct Answer {
   Answer(Reply r) : reply(std::move(r)) {}      // NOLINT: implicit by design
   Answer(Request r) : command(std::move(r)) {}  // NOLINT: implicit by design
   std::optional<Reply> reply;
   std::optional<Request> command;
+  std::optional<LongPoll> long_poll;  // with a command only
 };
 
 // Runs the answer to its reply, waiting for the engine when it is a command:

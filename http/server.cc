@@ -73,6 +73,7 @@ struct Server::Impl {
   // sequencer and the writer.
   asio::io_context io{1};
   LoopInbox replies{io};
+  ClaimWaiters claims{io, engine, options.waiting_claims_max};
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_retry{io};
   // Keeps the loop running when no socket is open, until stop() ends it:
@@ -92,6 +93,7 @@ struct Server::Impl {
         pool(options.threads + options.live_streams_max, options.queue_max),
         ctx(e, options, router, auth, live, pool) {
     ctx.replies = &replies;
+    ctx.claims = &claims;
     add_job_routes(router, engine, options.api);
     add_connector_routes(router, engine);
     add_hold_routes(router, engine);
@@ -189,6 +191,7 @@ void Server::stop() {
     error_code ec;
     s.acceptor.close(ec);
     s.accept_retry.cancel();
+    s.claims.stop();
   });
   // Replies in flight are in the inbox, its drain queued on the loop, before
   // their count drops. The drain hands each to its connection's executor,

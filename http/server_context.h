@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "http/auth.h"
 #include "http/blocking_pool.h"
+#include "http/claim_waiters.h"
 #include "http/cross_site.h"
 #include "http/live_stream.h"
 #include "http/loop_inbox.h"
@@ -73,8 +74,9 @@ struct ServerContext {
   // Set by the server once the tokens are loaded (authentication on or off).
   SiteRules site;
   // Set by the server once its loop exists; the engine's replies come back
-  // through it.
+  // through it, and claims that wait for work park in `claims`.
   LoopInbox* replies = nullptr;
+  ClaimWaiters* claims = nullptr;
   InFlight in_flight;
   std::atomic<size_t> connections{0};
   std::atomic<bool> stopping{false};

@@ -25,8 +25,9 @@ struct ServerOptions {
   int write_timeout_ms = 5000;  // for each reply
   int keep_alive_timeout_s = 5;
   size_t keep_alive_requests_max = 100000;
-  size_t live_streams_max = 16;  // concurrent /v1/events/live readers
-  std::string auth_tokens_path;  // empty: no authentication (loopback only)
+  size_t live_streams_max = 16;      // concurrent /v1/events/live readers
+  size_t waiting_claims_max = 4096;  // claims waiting for work (wait_s); beyond: 503
+  std::string auth_tokens_path;      // empty: no authentication (loopback only)
   ApiOptions api;
 };
 

@@ -27,6 +27,7 @@ struct Flags {
   int64_t lease_max_s = 3600;
   size_t body_limit_bytes = 1 << 20;
   size_t http_threads = 128;
+  size_t waiting_claims_max = 4096;
   std::string auth_tokens;
   int64_t retry_backoff_s = 1;
   std::string log_level = "info";
@@ -63,6 +64,11 @@ void add_flags(CLI::App& app, Flags& f) {
                  "threads running the HTTP handlers that wait (reads, scans, live streams)")
       ->envname("RUNLEDGER_HTTP_THREADS")
       ->check(CLI::Range(2, 4096))
+      ->capture_default_str();
+  app.add_option("--waiting-claims-max", f.waiting_claims_max,
+                 "claims that may wait for work at once (wait_s); one more is refused with 503")
+      ->envname("RUNLEDGER_WAITING_CLAIMS_MAX")
+      ->check(CLI::Range(1, 1'000'000))
       ->capture_default_str();
   app.add_option("--auth-tokens", f.auth_tokens, "file of bearer tokens: NAME ROLE TOKEN per line")
       ->envname("RUNLEDGER_AUTH_TOKENS");
@@ -229,6 +235,7 @@ int server_main(int argc, char** argv) {
   ho.port = port;
   ho.listen_fd = address.release();
   ho.threads = f.http_threads;
+  ho.waiting_claims_max = f.waiting_claims_max;
   ho.body_limit_bytes = f.body_limit_bytes;
   ho.api.lease_max_s = f.lease_max_s;
   ho.auth_tokens_path = f.auth_tokens;

@@ -70,8 +70,8 @@ http::ServerOptions deadline_options(int read_timeout_ms, int keep_alive_timeout
   return o;
 }
 
-constexpr std::string_view kHealthRequest = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
-constexpr std::string_view kHalfHealthRequest = "GET /v1/health HTTP/1.1\r\nHost: x\r\n";
+constexpr std::string_view kHealthRequest = "GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n";
+constexpr std::string_view kHalfHealthRequest = "GET /v1/health HTTP/1.1\r\nHost: localhost\r\n";
 
 // Reads until the server closes the socket, or the wait runs out.
 bool closed_by_server_within(RawConnection& conn, std::chrono::seconds wait) {

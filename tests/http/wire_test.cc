@@ -172,7 +172,8 @@ TEST_F(WireTest, ARequestThatNeverFinishesIsClosedAfterTheReadTimeout) {
   RawConnection conn(server().port(), deadline_in(kReplyWait));
   ASSERT_TRUE(conn.connected());
   auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(conn.send_all("GET /v1/health HTTP/1.1\r\nHost: x\r\n", deadline_in(kReplyWait)));
+  ASSERT_TRUE(
+      conn.send_all("GET /v1/health HTTP/1.1\r\nHost: localhost\r\n", deadline_in(kReplyWait)));
   std::string received;
   auto end =
       conn.read_until(&received, deadline_in(kCloseWait), [](const std::string&) { return false; });
