@@ -92,6 +92,17 @@ class EventStore {
   // (0 = all). OK with no calls when the stream does not exist.
   virtual Status read_stream(std::string_view stream, uint64_t until_seq,
                              const EventVisitor& visit) const = 0;
+  // A stream's events in version order from the first whose version is
+  // above `after_version` and seq above `after_seq`; the events before it
+  // are not read, so a page costs what it returns. OK with no calls when
+  // the stream does not exist.
+  virtual Status read_stream_from(std::string_view stream, uint32_t after_version,
+                                  uint64_t after_seq, const EventVisitor& visit) const {
+    return read_stream(stream, 0, [&](const fb::Event& e, std::string_view bytes) {
+      if (e.stream_version() <= after_version || e.seq() <= after_seq) return true;
+      return visit(e, bytes);
+    });
+  }
   // The stream's latest version, 0 when the stream does not exist.
   virtual Status stream_version(std::string_view stream, uint32_t* version) const = 0;
   // Every entry of the stream index in key order (a stream's entries are

@@ -31,6 +31,10 @@ class ForwardingStore : public EventStore {
                      const EventVisitor& visit) const override {
     return inner_->read_stream(stream, until_seq, visit);
   }
+  Status read_stream_from(std::string_view stream, uint32_t after_version, uint64_t after_seq,
+                          const EventVisitor& visit) const override {
+    return inner_->read_stream_from(stream, after_version, after_seq, visit);
+  }
   Status stream_version(std::string_view stream, uint32_t* version) const override {
     return inner_->stream_version(stream, version);
   }

@@ -75,6 +75,8 @@ class RocksDbStore final : public EventStore {
   Status read_event(uint64_t seq, std::string* bytes) const override;
   Status read_stream(std::string_view stream, uint64_t until_seq,
                      const EventVisitor& visit) const override;
+  Status read_stream_from(std::string_view stream, uint32_t after_version, uint64_t after_seq,
+                          const EventVisitor& visit) const override;
   Status stream_version(std::string_view stream, uint32_t* version) const override;
   Status scan_stream_index(const StreamIndexVisitor& visit) const override;
   Status get_idempotency(std::string_view key, std::string* value) const override;
@@ -100,6 +102,10 @@ class RocksDbStore final : public EventStore {
   RocksDbStore(std::string dir, StoreOptions options, rocksdb::Env* env);
   Status open();
   // REQUIRES: db_mu_ held exclusively (or no other thread can see the store).
+  // read_stream and read_stream_from: the events of `stream` with version
+  // above after_version, seq above after_seq and, unless 0, at most until_seq.
+  Status read_stream_span(std::string_view stream, uint32_t after_version, uint64_t after_seq,
+                          uint64_t until_seq, const EventVisitor& visit) const;
   Status open_db(bool writable);
   void close_db();
   Status resume_after_write_error();

@@ -278,6 +278,17 @@ Status RocksDbStore::absent_from_memory_and_family(std::string_view stream, bool
 
 Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
                                  const EventVisitor& visit) const {
+  return read_stream_span(stream, 0, 0, until_seq, visit);
+}
+
+Status RocksDbStore::read_stream_from(std::string_view stream, uint32_t after_version,
+                                      uint64_t after_seq, const EventVisitor& visit) const {
+  return read_stream_span(stream, after_version, after_seq, 0, visit);
+}
+
+Status RocksDbStore::read_stream_span(std::string_view stream, uint32_t after_version,
+                                      uint64_t after_seq, uint64_t until_seq,
+                                      const EventVisitor& visit) const {
   std::shared_lock lock(db_mu_);
   if (!db_) return closed();
   if (!keys::valid_stream_name(stream)) return Status::Invalid("invalid stream name");
@@ -307,6 +318,10 @@ Status RocksDbStore::read_stream(std::string_view stream, uint64_t until_seq,
   auto read = [&](uint32_t version, uint64_t seq) -> Status {
     if (until_seq != 0 && seq > until_seq) {
       more = false;
+      return Status::Ok();
+    }
+    if (version <= after_version || seq <= after_seq) {  // before the page: not read
+      ++expected;
       return Status::Ok();
     }
     Status s =

@@ -24,6 +24,7 @@
 #include "engine/engine.h"
 #include "fuzz/request_text.h"
 #include "http/auth.h"
+#include "http/live_stream.h"
 #include "http/router.h"
 
 namespace runledger::fuzz {
@@ -63,6 +64,7 @@ class ApiUnderTest {
   std::string folder_;
   ManualClock clock_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<http::LiveStreams> live_;  // for /metrics: none runs here
   http::Router router_;
   http::Auth auth_;
 };

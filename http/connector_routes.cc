@@ -291,7 +291,7 @@ void add_read_routes(Router& router, Engine& engine) {
     });
   });
   router.add("GET", "/v1/connectors/{id}/events", [&engine](ApiRequest& a) {
-    return stream_events(engine, connector_stream(a.param("id")), "connector " + a.param("id"));
+    return stream_events(engine, a, connector_stream(a.param("id")), "connector " + a.param("id"));
   });
 }
 

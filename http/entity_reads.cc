@@ -1,6 +1,7 @@
 #include "http/entity_reads.h"
 
 #include <charconv>
+#include <limits>
 #include <map>
 
 #include "engine/entities.h"
@@ -40,15 +41,32 @@ Reply read_as_of(Engine& engine, const ApiRequest& r, const std::string& stream,
   return Reply::json(200, *view);
 }
 
-Reply stream_events(Engine& engine, const std::string& stream, const std::string& what) {
+namespace {
+
+constexpr int64_t kStreamEventsLimitDefault = 1000;
+constexpr int64_t kStreamEventsLimitMax = 10000;
+
+}  // namespace
+
+Reply stream_events(Engine& engine, const ApiRequest& r, const std::string& stream,
+                    const std::string& what) {
+  const auto after =
+      static_cast<uint32_t>(query_int(r, "after", 0, 0, std::numeric_limits<uint32_t>::max()));
+  const auto limit = static_cast<size_t>(
+      query_int(r, "limit", kStreamEventsLimitDefault, 1, kStreamEventsLimitMax));
+  uint32_t version = 0;
+  Status st = engine.store().stream_version(stream, &version);
+  if (!st.ok()) return Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
+  if (version == 0) return Reply::error(404, "not_found", what + " not found");
   nlohmann::json events = nlohmann::json::array();
-  Status st = engine.store().read_stream(stream, 0, [&](const fb::Event& e, std::string_view) {
+  uint32_t last = after;
+  st = engine.store().read_stream_from(stream, after, 0, [&](const fb::Event& e, std::string_view) {
     events.push_back(event_json(e));
-    return true;
+    last = e.stream_version();
+    return events.size() < limit;
   });
   if (!st.ok()) return Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
-  if (events.empty()) return Reply::error(404, "not_found", what + " not found");
-  return Reply::json(200, {{"events", std::move(events)}});
+  return Reply::json(200, {{"events", std::move(events)}, {"next_after", last}});
 }
 
 namespace {

@@ -41,8 +41,12 @@ Reply read_as_of(Engine& engine, const ApiRequest& r, const std::string& stream,
 // changes target, so these are all that it can name.
 Status fold_target_as_of(Engine& engine, const std::string& target, uint64_t as_of, State& scratch);
 
-// 200 {"events": [...]} for the stream, 404 when it never existed.
-Reply stream_events(Engine& engine, const std::string& stream, const std::string& what);
+// A page of the stream's events (docs/api.md "Events"): those after the
+// version `after` (query, exclusive), at most `limit` (default 1000, at most
+// 10000): 200 {"events": [...], "next_after": the version of the last one,
+// or `after` when none}; 404 when the stream never existed.
+Reply stream_events(Engine& engine, const ApiRequest& r, const std::string& stream,
+                    const std::string& what);
 
 // Where a listing looks for the finished entities that pass its filter.
 struct StoredMatches {

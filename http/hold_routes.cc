@@ -97,7 +97,7 @@ void add_hold_routes(Router& router, Engine& engine) {
     return read_entity(engine, hold_stream(id), live, "hold " + id);
   });
   router.add("GET", "/v1/holds/{id}/events", [&engine](ApiRequest& a) {
-    return stream_events(engine, hold_stream(a.param("id")), "hold " + a.param("id"));
+    return stream_events(engine, a, hold_stream(a.param("id")), "hold " + a.param("id"));
   });
   router.add("GET", "/v1/targets/{target}/gate", [&engine](ApiRequest& a) {
     std::string target = a.param("target");

@@ -394,7 +394,7 @@ void add_read_routes(Router& router, Engine& engine) {
     return read_entity(engine, job_stream(id), live, "job " + id);
   });
   router.add("GET", "/v1/jobs/{id}/events", [&engine](ApiRequest& a) {
-    return stream_events(engine, job_stream(a.param("id")), "job " + a.param("id"));
+    return stream_events(engine, a, job_stream(a.param("id")), "job " + a.param("id"));
   });
 }
 

@@ -42,6 +42,17 @@ std::optional<Reply> LiveStreams::open(const ApiRequest& a, uint64_t* after) {
   return std::nullopt;
 }
 
+std::string LiveStreams::metrics_text() const {
+  return "# HELP runledger_live_streams Live event streams (GET /v1/events/live) open now.\n"
+         "# TYPE runledger_live_streams gauge\n"
+         "runledger_live_streams " +
+         std::to_string(open_now()) +
+         "\n# HELP runledger_live_stream_events_total Events sent to live streams.\n"
+         "# TYPE runledger_live_stream_events_total counter\n"
+         "runledger_live_stream_events_total " +
+         std::to_string(events_sent()) + "\n";
+}
+
 void LiveStreams::run(uint64_t after, const Writer& write) {
   uint64_t cursor = after;
   int idle_ms = 0;
@@ -74,6 +85,7 @@ void LiveStreams::run(uint64_t after, const Writer& write) {
       chunk = ": keep-alive\n\n";
     }
     idle_ms = 0;
+    events_sent_.fetch_add(n, std::memory_order_relaxed);
     if (!write(chunk)) break;
   }
   active_.fetch_sub(1);

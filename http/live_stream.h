@@ -42,12 +42,18 @@ class LiveStreams {
   // not be started).
   void abandon() { active_.fetch_sub(1); }
   void stop() { stopping_ = true; }
+  // For /metrics: the streams open now, and the events sent to them.
+  size_t open_now() const { return active_.load(std::memory_order_relaxed); }
+  uint64_t events_sent() const { return events_sent_.load(std::memory_order_relaxed); }
+  // Their lines in the Prometheus text format.
+  std::string metrics_text() const;
 
  private:
   Engine& engine_;
   size_t max_streams_;
   std::atomic<size_t> active_{0};
   std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> events_sent_{0};
 };
 
 }  // namespace runledger::http

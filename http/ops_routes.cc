@@ -5,7 +5,7 @@
 
 namespace runledger::http {
 
-void add_ops_routes(Router& router, Engine& engine) {
+void add_ops_routes(Router& router, Engine& engine, const LiveStreams& live) {
   router.add("GET", "/v1/health", [&engine](ApiRequest&) {
     if (!engine.writable()) {
       return Reply::error(503, "unavailable",
@@ -17,11 +17,12 @@ void add_ops_routes(Router& router, Engine& engine) {
       return Reply::json(200, {{"status", "ok"}, {"last_seq", s.last_seq}});
     });
   });
-  router.add("GET", "/metrics", [&engine](ApiRequest&) {
+  router.add("GET", "/metrics", [&engine, &live](ApiRequest&) {
     Reply r = engine.read([&engine](const State& s, const Decision*) {
       return Reply{200,
                    engine.metrics().render(s, engine.writable(), engine.stored_finished_jobs())};
     });
+    if (r.status == 200) r.body += live.metrics_text();
     r.content_type = "text/plain; version=0.0.4";
     return r;
   });

@@ -98,7 +98,7 @@ struct Server::Impl {
     add_connector_routes(router, engine);
     add_hold_routes(router, engine);
     add_event_routes(router, engine);
-    add_ops_routes(router, engine);
+    add_ops_routes(router, engine, live);
   }
 
   void accept();
