@@ -135,6 +135,18 @@ TEST_F(JobViewText, AnExecutionHandleWithQuotesBackslashesAndControlCharacters) 
   expect_same("j1");
 }
 
+TEST_F(JobViewText, AYieldedAttemptAndTheOneAfterIt) {
+  given_running("j1");
+  expect_accepted(step_start("j1", "FETCH"));
+  expect_accepted(step_done("j1", "FETCH", R"({"rows":3})"));
+  expect_accepted(yield("j1", kAwkward));
+  ASSERT_EQ(job_of("j1").attempts[0].state, AttemptState::kYielded);
+  expect_same("j1");
+  ASSERT_EQ(claim(), "j1");
+  expect_accepted(start("j1"));
+  expect_same("j1");
+}
+
 TEST_F(JobViewText, RerunsWithSeveralAttemptsAndReusedSteps) {
   given_succeeded("j1");
   expect_accepted(rerun("j1"));
@@ -378,7 +390,7 @@ class RandomJobs : public testing::RandomJson {
     for (int n = 1 + pick(4); n > 0; --n) {
       jobs::Attempt a;
       a.number = static_cast<int>(j.attempts.size()) + 1;
-      a.state = static_cast<AttemptState>(pick(7));
+      a.state = static_cast<AttemptState>(pick(static_cast<int>(AttemptState::kYielded) + 1));
       a.started_at_ms = time();
       a.finished_at_ms = time();
       a.lease_expires_at_ms = time();
