@@ -36,6 +36,7 @@ constexpr const char* name_of() {
   if constexpr (std::is_same_v<T, jobs::OutcomeUnknown>) return "job.outcome_unknown";
   if constexpr (std::is_same_v<T, jobs::Reattach>) return "job.reattach";
   if constexpr (std::is_same_v<T, jobs::Rerun>) return "job.rerun";
+  if constexpr (std::is_same_v<T, jobs::Yield>) return "job.yield";
   if constexpr (std::is_same_v<T, jobs::ExpireLeases>) return "system.expire_leases";
   if constexpr (std::is_same_v<T, connectors::Create>) return "connector.create";
   if constexpr (std::is_same_v<T, connectors::Update>) return "connector.update";

@@ -15,7 +15,7 @@ using Command = std::variant<
     // jobs
     jobs::Enqueue, jobs::Claim, jobs::Heartbeat, jobs::Release, jobs::Start, jobs::StepStart,
     jobs::StepDone, jobs::StepFail, jobs::Cancel, jobs::CancelAck, jobs::OutcomeUnknown,
-    jobs::Reattach, jobs::Rerun, jobs::ExpireLeases,
+    jobs::Reattach, jobs::Rerun, jobs::Yield, jobs::ExpireLeases,
     // connectors
     connectors::Create, connectors::Update, connectors::Delete, connectors::StartSync,
     connectors::AbortSync, connectors::ReportProgress, connectors::ReportSucceeded,

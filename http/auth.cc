@@ -31,8 +31,8 @@ bool worker_call(const std::vector<std::string>& p) {
   if (p[1] == "jobs") {
     if (p.size() == 3) return p[2] == "claim";
     if (p.size() == 4) {
-      return one_of(p[3],
-                    {"heartbeat", "release", "start", "cancel-ack", "outcome-unknown", "reattach"});
+      return one_of(p[3], {"heartbeat", "release", "start", "cancel-ack", "outcome-unknown",
+                           "reattach", "yield"});
     }
     return p.size() == 6 && p[3] == "steps" && one_of(p[5], {"start", "done", "failed"});
   }

@@ -3,6 +3,7 @@
 // decider checks everything that depends on state.
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 
 #include "engine/view_index.h"
@@ -32,6 +33,31 @@ std::string lease_token(const JsonInput& in) {
                      "field 'lease_token' must be the 32 hex characters the claim returned"};
   }
   return t;
+}
+
+// An execution_handle as http-api.md bounds it, in every route that takes one.
+std::optional<std::string> opt_execution_handle(const JsonInput& in) {
+  auto handle = in.opt_str("execution_handle", std::numeric_limits<size_t>::max());
+  if (handle && !jobs::valid_execution_handle(*handle)) {
+    throw FieldError{"invalid_field", "execution_handle",
+                     "field 'execution_handle' must be 1-" +
+                         std::to_string(jobs::kExecutionHandleCharsMax) +
+                         " printable ASCII characters (0x20-0x7E)"};
+  }
+  return handle;
+}
+
+// A step's `output` as JSON text, empty when absent or null.
+std::string opt_output(const JsonInput& in) {
+  const auto* v = in.raw("output");
+  if (v == nullptr || v->is_null()) return "";
+  std::string output = v->dump();
+  if (output.size() > jobs::kOutputBytesMax) {
+    throw FieldError{
+        "invalid_field", "output",
+        "field 'output' is larger than " + std::to_string(jobs::kOutputBytesMax) + " bytes"};
+  }
+  return output;
 }
 
 std::optional<jobs::Job const*> find_job(const State& s, const std::string& id) {
@@ -214,12 +240,11 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
                        in.only({"lease_token"});
                        return jobs::Release{a.param("id"), lease_token(in)};
                      }));
-  router.add_command("POST", "/v1/jobs/{id}/start",
-                     token_only([](ApiRequest& a, JsonInput& in) -> Command {
-                       in.only({"lease_token", "execution_handle"});
-                       return jobs::Start{a.param("id"), lease_token(in),
-                                          in.opt_str("execution_handle", 1024).value_or("")};
-                     }));
+  router.add_command(
+      "POST", "/v1/jobs/{id}/start", token_only([](ApiRequest& a, JsonInput& in) -> Command {
+        in.only({"lease_token", "execution_handle"});
+        return jobs::Start{a.param("id"), lease_token(in), opt_execution_handle(in).value_or("")};
+      }));
   router.add_command("POST", "/v1/jobs/{id}/steps/{step}/start",
                      token_only([](ApiRequest& a, JsonInput& in) -> Command {
                        in.only({"lease_token"});
@@ -229,16 +254,7 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
       "POST", "/v1/jobs/{id}/steps/{step}/done",
       token_only([](ApiRequest& a, JsonInput& in) -> Command {
         in.only({"lease_token", "output"});
-        std::string output;
-        if (const auto* v = in.raw("output"); v != nullptr && !v->is_null()) {
-          output = v->dump();
-          if (output.size() > jobs::kOutputBytesMax) {
-            throw FieldError{"invalid_field", "output",
-                             "field 'output' is larger than " +
-                                 std::to_string(jobs::kOutputBytesMax) + " bytes"};
-          }
-        }
-        return jobs::StepDone{a.param("id"), a.param("step"), lease_token(in), output};
+        return jobs::StepDone{a.param("id"), a.param("step"), lease_token(in), opt_output(in)};
       }));
   router.add_command("POST", "/v1/jobs/{id}/steps/{step}/failed",
                      token_only([](ApiRequest& a, JsonInput& in) -> Command {
@@ -260,14 +276,26 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
                            in.enumeration("kind", {"EXECUTION_STATE_UNKNOWN", "RESULT_UNKNOWN"}),
                            in.opt_str("detail", kCutTextBytesMax).value_or("")};
                      }));
+  router.add_command("POST", "/v1/jobs/{id}/yield",
+                     token_only([](ApiRequest& a, JsonInput& in) -> Command {
+                       in.only({"lease_token", "reason"});
+                       return jobs::Yield{a.param("id"), lease_token(in),
+                                          in.opt_str("reason", kReasonBytesMax).value_or("")};
+                     }));
   router.add_command("POST", "/v1/jobs/{id}/reattach", [o](ApiRequest& a) {
     return prepare_command(a, [&](const nlohmann::json& body) {
       JsonInput in(body);
-      in.only({"worker", "execution_handle", "observed", "exit_code", "lease_s"});
+      in.only({"worker", "execution_handle", "observed", "exit_code", "step", "output", "retryable",
+               "lease_s"});
       jobs::Reattach c;
       c.job_id = a.param("id");
       c.worker = in.str("worker", kNameBytesMax);
-      c.execution_handle = in.str("execution_handle", 1024);
+      auto handle = opt_execution_handle(in);
+      if (!handle) {
+        throw FieldError{"missing_field", "execution_handle",
+                         "field 'execution_handle' is required"};
+      }
+      c.execution_handle = std::move(*handle);
       c.observed = in.enumeration("observed", {"running", "exited"});
       if (auto code = in.opt_integer("exit_code", INT32_MIN, INT32_MAX)) {
         c.exit_code = static_cast<int>(*code);
@@ -276,8 +304,30 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
         throw FieldError{"missing_field", "exit_code",
                          "field 'exit_code' is required when observed is 'exited'"};
       }
+      // An observed exit of one step (domain.md 1.8): its output, and whether
+      // a failure may be retried, speak of that step only.
+      if (in.has("step")) {
+        c.step = in.str("step", jobs::kStepNameBytesMax);
+        if (c.observed != "exited") {
+          throw FieldError{"invalid_field", "step",
+                           "field 'step' goes with observed 'exited' only: it names the step "
+                           "whose exit was observed"};
+        }
+      }
+      for (const char* field : {"output", "retryable"}) {
+        if (in.has(field) && c.step.empty()) {
+          throw FieldError{
+              "invalid_field", field,
+              std::string("field '") + field + "' speaks of one step's exit: it goes with 'step'"};
+        }
+      }
+      c.output = opt_output(in);
+      c.retryable = in.opt_bool("retryable").value_or(false);
       c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
-      if (c.observed == "running") c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
+      // A step's exit 0 lets the attempt run on under a new lease.
+      if (c.observed == "running" || !c.step.empty()) {
+        c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
+      }
       Request r;
       r.reply_secret = c.lease_token;
       r.render = [id = c.job_id, token = c.lease_token](const State& s, const Decision* d) {
@@ -342,7 +392,7 @@ Reply list_jobs(Engine& engine, const ApiRequest& a) {
       throw ApiError{422,
                      "invalid_query",
                      "query parameter 'state' must be one of QUEUED, LEASED, RUNNING, STALE, "
-                     "SUCCEEDED, FAILED, CANCELLED",
+                     "SUCCEEDED, FAILED, CANCELLED, YIELDED",
                      {{"field", "state"}}};
     }
     state = *v;

@@ -161,6 +161,7 @@ void evolve(State& s, const fb::Event& e) {
     case P::AttemptStale:
     case P::ExecutionReattached:
     case P::AttemptResolved:
+    case P::AttemptYielded:
     case P::HoldPlaced:
     case P::HoldReleased:
       return;

@@ -23,6 +23,7 @@ void evolve(State& s, const fb::Event& e) {
     case P::AttemptStale:
     case P::ExecutionReattached:
     case P::AttemptResolved:
+    case P::AttemptYielded:
       jobs::evolve(s, e);
       break;
     case P::ConnectorCreated:

@@ -4,10 +4,11 @@
 // A job runs as attempts; each attempt has its own state machine:
 //   QUEUED    -> LEASED, CANCELLED
 //   LEASED    -> RUNNING, QUEUED (release, lease expiry), CANCELLED
-//   RUNNING   -> SUCCEEDED, FAILED, CANCELLED, STALE
-//   STALE     -> RUNNING (reattach), SUCCEEDED, FAILED (resolution with evidence)
-//   SUCCEEDED, FAILED, CANCELLED: terminal, never change again.
-// Retries and reruns are new attempts. Thread-compatible: the engine's
+//   RUNNING   -> SUCCEEDED, FAILED, CANCELLED, STALE, YIELDED
+//   STALE     -> RUNNING (reattach), SUCCEEDED, FAILED (resolution with evidence),
+//                CANCELLED (a step's observed exit while a cancel was requested)
+//   SUCCEEDED, FAILED, CANCELLED, YIELDED: terminal, never change again.
+// Retries, reruns and yields are followed by new attempts. Thread-compatible: the engine's
 // sequencer is the only thread that touches a State.
 #pragma once
 
@@ -38,7 +39,8 @@ enum class AttemptState : uint8_t {
   kStale,
   kSucceeded,
   kFailed,
-  kCancelled
+  kCancelled,
+  kYielded  // last: snapshots store the numeric value (projections/snapshot.fbs)
 };
 enum class StepState : uint8_t { kPending, kRunning, kDone, kFailed, kReused };
 
@@ -47,6 +49,8 @@ const char* to_string(StepState s);
 std::optional<AttemptState> attempt_state_from(std::string_view s);
 std::optional<StepState> step_state_from(std::string_view s);
 bool is_terminal(AttemptState s);
+// True when `handle` is 1 to kExecutionHandleCharsMax printable ASCII characters.
+bool valid_execution_handle(std::string_view handle);
 
 // Limits on enqueue input (422 naming the field beyond them).
 inline constexpr size_t kPlanStepsMax = 64;
@@ -56,8 +60,10 @@ inline constexpr size_t kOutputBytesMax = 16 * 1024;
 inline constexpr size_t kErrorBytesMax = 4096;
 inline constexpr int kMaxAttemptsMax = 100;
 inline constexpr size_t kLeaseTokenChars = 32;   // hex
-inline constexpr size_t kReasonBytesMax = 1024;  // cancel and rerun reasons
-inline constexpr size_t kExecutionHandleBytesMax = 1024;
+inline constexpr size_t kReasonBytesMax = 1024;  // cancel, rerun and yield reasons
+// An execution_handle is 1 to this many printable ASCII characters (0x20-0x7E),
+// wherever it is accepted (start, reattach): http-api.md "Jobs".
+inline constexpr size_t kExecutionHandleCharsMax = 256;
 // Reruns add attempts without end; this bounds a job's memory and view.
 inline constexpr int kAttemptsMax = 1000;
 // Leases expired by one ExpireLeases command; the rest stay due (next_due_ms()
@@ -225,7 +231,20 @@ struct Reattach {
   std::string observed;  // running | exited
   std::optional<int> exit_code;
   std::optional<int64_t> lease_s;
-  std::string lease_token;  // fresh, for observed=running
+  // Fresh, for observed=running and for an observed exit of one step (the
+  // attempt may run on under it); stored hashed.
+  std::string lease_token;
+  // An observed exit of one step (domain.md 1.8): the step, its output (JSON
+  // text or empty) and, for a non-zero exit, whether a retry may follow.
+  std::string step = {};
+  std::string output = {};
+  bool retryable = false;
+};
+// The worker hands a RUNNING attempt back between steps (domain.md 1.9).
+struct Yield {
+  std::string job_id;
+  std::string lease_token;
+  std::string reason;
 };
 struct Rerun {
   std::string job_id;
@@ -247,9 +266,11 @@ Decision decide(const State& s, const CancelAck& c, const Context& ctx);
 Decision decide(const State& s, const OutcomeUnknown& c, const Context& ctx);
 Decision decide(const State& s, const Reattach& c, const Context& ctx);
 Decision decide(const State& s, const Rerun& c, const Context& ctx);
+Decision decide(const State& s, const Yield& c, const Context& ctx);
 Decision decide(const State& s, const ExpireLeases& c, const Context& ctx);
 
-// Folds one job-stream event (payload types JobEnqueued..AttemptResolved)
+// Folds one job-stream event (payload types JobEnqueued..AttemptResolved,
+// AttemptYielded)
 // into the state, keeping every index above in step.
 void evolve(State& s, const fb::Event& e);
 

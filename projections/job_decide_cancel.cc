@@ -40,6 +40,7 @@ Decision decide(const State& s, const Cancel& c, const Context& /*ctx*/) {
     case AttemptState::kSucceeded:
     case AttemptState::kFailed:
     case AttemptState::kCancelled:
+    case AttemptState::kYielded:
       return detail::refused(*j, detail::kCmdCancel);
   }
   return d;

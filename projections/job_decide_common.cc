@@ -3,9 +3,24 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "events/hash.h"
 
 namespace runledger::jobs::detail {
+
+namespace {
+
+constexpr int64_t kMsPerS = 1000;
+
+// Doubles from the policy's backoff with each failed attempt, up to its maximum.
+int64_t retry_backoff_ms(const Policy& p, int failed_attempt) {
+  int64_t backoff_s = p.retry_backoff_s;
+  for (int n = 1; n < failed_attempt && backoff_s < p.retry_backoff_max_s; ++n) backoff_s *= 2;
+  return std::min(backoff_s, p.retry_backoff_max_s) * kMsPerS;
+}
+
+}  // namespace
 
 const Job* find_job(const State& s, const std::string& id) {
   auto it = s.jobs.by_id.find(id);
@@ -23,7 +38,7 @@ std::vector<std::string> allowed_commands(const Attempt& a) {
       break;
     case AttemptState::kRunning:
       out = {kCmdHeartbeat, kCmdStepStart,      kCmdStepDone, kCmdStepFailed,
-             kCmdCancel,    kCmdOutcomeUnknown, kCmdReattach};
+             kCmdCancel,    kCmdOutcomeUnknown, kCmdReattach, kCmdYield};
       break;
     case AttemptState::kStale:
       out = {kCmdReattach};
@@ -31,6 +46,7 @@ std::vector<std::string> allowed_commands(const Attempt& a) {
     case AttemptState::kSucceeded:
     case AttemptState::kFailed:
     case AttemptState::kCancelled:
+    case AttemptState::kYielded:
       out = {kCmdRerun};
       break;
   }
@@ -98,6 +114,50 @@ bool resolve_lease_s(const std::optional<int64_t>& requested, int64_t fallback_s
   *refusal = invalid_field("lease_s", fmt::format("lease_s must be between {} and {} seconds",
                                                   policy.lease_min_s, policy.lease_max_s));
   return false;
+}
+
+const Step* find_step(const Attempt& a, std::string_view name) {
+  for (const Step& st : a.steps) {
+    if (st.name == name) return &st;
+  }
+  return nullptr;
+}
+
+const Step* first_in_state(const Attempt& a, StepState state) {
+  for (const Step& st : a.steps) {
+    if (st.state == state) return &st;
+  }
+  return nullptr;
+}
+
+Decision step_not_found(const Job& j, const std::string& step) {
+  return Decision::reject(404, "step_not_found",
+                          fmt::format("job {} has no step {} in its plan", j.id, step),
+                          {{"step", step}});
+}
+
+int counted_attempts(const Job& j) {
+  return static_cast<int>(std::count_if(j.attempts.begin(), j.attempts.end(), [](const Attempt& a) {
+    return a.state != AttemptState::kYielded;
+  }));
+}
+
+std::optional<fb::RetryScheduledT> retry_after_failure(const Job& j, bool retryable,
+                                                       const Context& ctx,
+                                                       std::string_view worker) {
+  const Attempt& a = j.latest();
+  // A pending cancel outranks a retry: the operator asked for the work to stop.
+  const bool retry = retryable && !a.cancel_requested && counted_attempts(j) < j.max_attempts &&
+                     a.number < kAttemptsMax;
+  if (!retry) return std::nullopt;
+  fb::RetryScheduledT next;
+  next.attempt = a.number + 1;
+  next.previous_attempt = a.number;
+  // Yielded attempts cost no backoff: the delay grows with the failures.
+  next.not_before_ms = ctx.now_ms + retry_backoff_ms(*ctx.policy, counted_attempts(j));
+  next.reused_steps = completed_steps(a);
+  next.worker = worker;
+  return next;
 }
 
 std::string last_completed_step(const Attempt& a) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@ inline constexpr std::string_view kCmdCancelAck = "cancel-ack";
 inline constexpr std::string_view kCmdOutcomeUnknown = "outcome-unknown";
 inline constexpr std::string_view kCmdReattach = "reattach";
 inline constexpr std::string_view kCmdRerun = "rerun";
+inline constexpr std::string_view kCmdYield = "yield";
 
 const Job* find_job(const State& s, const std::string& id);
 
@@ -53,6 +55,22 @@ const Job* worker_gate(const State& s, const std::string& job_id, std::string_vi
 // `*refusal` set) when it is out of bounds.
 bool resolve_lease_s(const std::optional<int64_t>& requested, int64_t fallback_s,
                      const Policy& policy, int64_t* lease_s, Decision* refusal);
+
+// The step of the attempt named `name`, or nullptr.
+const Step* find_step(const Attempt& a, std::string_view name);
+// The first step, in plan order, in `state`, or nullptr.
+const Step* first_in_state(const Attempt& a, StepState state);
+// 404 step_not_found naming the step.
+Decision step_not_found(const Job& j, const std::string& step);
+
+// Attempts that count against max_attempts: every one but a YIELDED one.
+int counted_attempts(const Job& j);
+// The RetryScheduled that domain.md 1.5's rule gives the latest attempt,
+// which the same command ends FAILED: when the failure is retryable, no
+// cancel was requested and attempts remain; nullopt otherwise. It reuses
+// every step complete in the failed attempt. `worker` as for cancellation().
+std::optional<fb::RetryScheduledT> retry_after_failure(const Job& j, bool retryable,
+                                                       const Context& ctx, std::string_view worker);
 
 // The last step, in plan order, whose work is complete (DONE or REUSED).
 std::string last_completed_step(const Attempt& a);

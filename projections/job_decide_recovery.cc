@@ -1,8 +1,8 @@
 // Deciders for work whose fate is uncertain (domain.md 1.8): a worker's
 // "outcome unknown" report, and reattach by a worker that lost track of an
 // execution. Neither ever launches the work again: reattach takes over the
-// running execution or records how it ended, and releases the hold placed
-// when the attempt went STALE.
+// running execution or records how it (or one of its steps) ended, and
+// releases the hold placed when the attempt went STALE.
 #include <fmt/format.h>
 
 #include "events/hash.h"
@@ -32,7 +32,12 @@ void emit_hold_released(Decision& d, const std::string& hold_id, std::string not
   d.emit(hold_stream(hold_id), std::move(ev));
 }
 
-Decision reattach_running(const State& s, const Job& j, const Reattach& c, const Context& ctx) {
+// The lease a reattach hands out: the ExecutionReattached that puts the
+// attempt RUNNING under the command's fresh token (the old one stops
+// working), or a refusal when the length is out of bounds or another
+// attempt holds the target. `hold_id`: the staleness hold it releases.
+Decision reattached(const State& s, const Job& j, const Reattach& c, const Context& ctx,
+                    const std::string& hold_id, fb::ExecutionReattachedT* ev) {
   Decision d;
   int64_t lease_s = 0;
   if (!detail::resolve_lease_s(c.lease_s, ctx.policy->lease_default_s, *ctx.policy, &lease_s, &d)) {
@@ -47,16 +52,22 @@ Decision reattach_running(const State& s, const Job& j, const Reattach& c, const
         fmt::format("job {}: target {} is held by job {}", j.id, j.target, holder->second),
         {{"job", holder->second}});
   }
-  std::string hold_id = open_stale_hold(s, a);
+  ev->attempt = a.number;
+  ev->worker = c.worker;
+  ev->execution_handle = c.execution_handle;
+  ev->lease_token_sha256 = sha256_hex(c.lease_token);
+  ev->lease_s = static_cast<int32_t>(lease_s);
+  ev->lease_expires_at_ms = ctx.now_ms + lease_s * kMsPerS;
+  ev->previous_state = to_string(a.state);
+  ev->released_hold_id = hold_id;
+  return d;
+}
+
+Decision reattach_running(const State& s, const Job& j, const Reattach& c, const Context& ctx) {
+  std::string hold_id = open_stale_hold(s, j.latest());
   fb::ExecutionReattachedT ev;
-  ev.attempt = a.number;
-  ev.worker = c.worker;
-  ev.execution_handle = c.execution_handle;
-  ev.lease_token_sha256 = sha256_hex(c.lease_token);
-  ev.lease_s = static_cast<int32_t>(lease_s);
-  ev.lease_expires_at_ms = ctx.now_ms + lease_s * kMsPerS;
-  ev.previous_state = to_string(a.state);
-  ev.released_hold_id = hold_id;
+  Decision d = reattached(s, j, c, ctx, hold_id, &ev);
+  if (d.rejection) return d;
   d.emit(job_stream(j.id), std::move(ev));
   if (!hold_id.empty()) {
     emit_hold_released(d, hold_id,
@@ -66,21 +77,29 @@ Decision reattach_running(const State& s, const Job& j, const Reattach& c, const
   return d;
 }
 
+// The AttemptResolved of an observed exit: of the whole execution, or of
+// the step `step` when it is not empty.
+fb::AttemptResolvedT resolution(const Attempt& a, const Reattach& c, const std::string& hold_id) {
+  const int exit_code = *c.exit_code;
+  fb::AttemptResolvedT ev;
+  ev.attempt = a.number;
+  ev.outcome = to_string(exit_code == 0 ? AttemptState::kSucceeded : AttemptState::kFailed);
+  ev.exit_code = exit_code;
+  ev.has_exit_code = true;
+  ev.evidence = kObservedExited;
+  ev.hold_id = hold_id;
+  ev.worker = c.worker;
+  ev.step = c.step;
+  return ev;
+}
+
 Decision resolve_exited(const State& s, const Job& j, const Reattach& c) {
   const Attempt& a = j.latest();
   int exit_code = *c.exit_code;
-  std::string outcome =
-      to_string(exit_code == 0 ? AttemptState::kSucceeded : AttemptState::kFailed);
   std::string hold_id = open_stale_hold(s, a);
   Decision d;
-  fb::AttemptResolvedT ev;
-  ev.attempt = a.number;
-  ev.outcome = outcome;
-  ev.exit_code = exit_code;
-  ev.has_exit_code = true;
-  ev.evidence = "exited";
-  ev.hold_id = hold_id;
-  ev.worker = c.worker;
+  fb::AttemptResolvedT ev = resolution(a, c, hold_id);
+  std::string outcome = ev.outcome;
   d.emit(job_stream(j.id), std::move(ev));
   if (!hold_id.empty()) {
     emit_hold_released(
@@ -88,6 +107,78 @@ Decision resolve_exited(const State& s, const Job& j, const Reattach& c) {
         fmt::format("reattached: execution observed exited with code {} by worker {}", exit_code,
                     c.worker),
         true, outcome, c.worker);
+  }
+  return d;
+}
+
+// An observed exit of one RUNNING step (domain.md 1.8): evidence about that
+// step alone. Exit 0: the step is DONE and the attempt SUCCEEDED after the
+// last step, CANCELLED at this boundary when a cancel was requested, else
+// RUNNING on under the command's fresh lease. Any other code: the step and
+// the attempt FAILED, and a retry by 1.5's rule. The staleness hold, if
+// open, is released with the same evidence.
+Decision step_exited(const State& s, const Job& j, const Reattach& c, const Context& ctx) {
+  const Attempt& a = j.latest();
+  const Step* st = detail::find_step(a, c.step);
+  if (st == nullptr) return detail::step_not_found(j, c.step);
+  if (st->state != StepState::kRunning) {
+    return detail::refused(j, fmt::format("{} {}", detail::kCmdReattach, st->name),
+                           fmt::format("step {} is {}", st->name, to_string(st->state)));
+  }
+  if (c.output.size() > kOutputBytesMax) {
+    return detail::invalid_field("output",
+                                 fmt::format("output is larger than {} bytes", kOutputBytesMax));
+  }
+  const int exit_code = *c.exit_code;
+  const std::string hold_id = open_stale_hold(s, a);
+  const std::string evidence = fmt::format(
+      "reattached: step {} observed exited with code {} by worker {}", c.step, exit_code, c.worker);
+  Decision d;
+  if (exit_code != 0) {
+    fb::StepFailedT failed;
+    failed.attempt = a.number;
+    failed.step = c.step;
+    failed.worker = c.worker;
+    failed.error = fmt::format("exited with code {}", exit_code);
+    failed.retryable = c.retryable;
+    d.emit(job_stream(j.id), std::move(failed));
+    d.emit(job_stream(j.id), resolution(a, c, hold_id));
+    if (auto next = detail::retry_after_failure(j, c.retryable, ctx, c.worker)) {
+      d.emit(job_stream(j.id), std::move(*next));
+    }
+    if (!hold_id.empty()) {
+      emit_hold_released(d, hold_id, evidence, true, to_string(AttemptState::kFailed), c.worker);
+    }
+    return d;
+  }
+  const bool last = detail::first_in_state(a, StepState::kPending) == nullptr;
+  fb::ExecutionReattachedT lease;
+  if (!last && !a.cancel_requested) {
+    // Checked before anything is emitted: a refusal changes nothing.
+    d = reattached(s, j, c, ctx, hold_id, &lease);
+    if (d.rejection) return d;
+  }
+  fb::StepSucceededT done;
+  done.attempt = a.number;
+  done.step = c.step;
+  done.worker = c.worker;
+  done.output = c.output;
+  d.emit(job_stream(j.id), std::move(done));
+  if (last) {
+    // The last step is done: the work is complete, even with a cancel pending.
+    d.emit(job_stream(j.id), resolution(a, c, hold_id));
+    if (!hold_id.empty()) {
+      emit_hold_released(d, hold_id, evidence, true, to_string(AttemptState::kSucceeded), c.worker);
+    }
+  } else if (a.cancel_requested) {
+    fb::AttemptCancelledT cancel = detail::cancellation(j, "step_boundary", c.worker);
+    cancel.last_completed_step = c.step;
+    cancel.cleanup_needed = true;
+    d.emit(job_stream(j.id), std::move(cancel));
+    if (!hold_id.empty()) emit_hold_released(d, hold_id, evidence, true, "", c.worker);
+  } else {
+    d.emit(job_stream(j.id), std::move(lease));
+    if (!hold_id.empty()) emit_hold_released(d, hold_id, evidence, false, "", c.worker);
   }
   return d;
 }
@@ -118,7 +209,18 @@ Decision decide(const State& s, const Reattach& c, const Context& ctx) {
     return detail::invalid_field("observed", "observed must be running or exited");
   }
   if (!running && !c.exit_code.has_value()) {
-    return detail::invalid_field("exit_code", "exit_code is required when observed is exited");
+    return Decision::reject(422, "missing_field", "exit_code is required when observed is exited",
+                            {{"field", "exit_code"}});
+  }
+  if (running && !c.step.empty()) {
+    return detail::invalid_field("step",
+                                 "step names the step whose exit was observed: it goes "
+                                 "with observed exited only");
+  }
+  if (!valid_execution_handle(c.execution_handle)) {
+    return detail::invalid_field(
+        "execution_handle", fmt::format("execution_handle must be 1-{} printable ASCII characters",
+                                        kExecutionHandleCharsMax));
   }
   const Attempt& a = j->latest();
   if (a.state != AttemptState::kRunning && a.state != AttemptState::kStale) {
@@ -130,7 +232,8 @@ Decision decide(const State& s, const Reattach& c, const Context& ctx) {
         fmt::format("job {}: execution_handle does not match the one attempt {} started with",
                     j->id, a.number));
   }
-  return running ? reattach_running(s, *j, c, ctx) : resolve_exited(s, *j, c);
+  if (running) return reattach_running(s, *j, c, ctx);
+  return c.step.empty() ? resolve_exited(s, *j, c) : step_exited(s, *j, c, ctx);
 }
 
 }  // namespace runledger::jobs

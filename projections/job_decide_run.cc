@@ -3,35 +3,15 @@
 // cancel is honoured at every boundary these commands cross.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "projections/job_decide_common.h"
 
 namespace runledger::jobs {
 
 namespace {
 
-constexpr int64_t kMsPerS = 1000;
-
-const Step* find_step(const Attempt& a, const std::string& name) {
-  for (const Step& st : a.steps) {
-    if (st.name == name) return &st;
-  }
-  return nullptr;
-}
-
-const Step* first_in_state(const Attempt& a, StepState state) {
-  for (const Step& st : a.steps) {
-    if (st.state == state) return &st;
-  }
-  return nullptr;
-}
-
-Decision step_not_found(const Job& j, const std::string& step) {
-  return Decision::reject(404, "step_not_found",
-                          fmt::format("job {} has no step {} in its plan", j.id, step),
-                          {{"step", step}});
-}
+using detail::find_step;
+using detail::first_in_state;
+using detail::step_not_found;
 
 // A boundary met with a cancel pending: the attempt ends here, and the
 // worker is told to stop (the events are appended although the command is
@@ -65,12 +45,6 @@ Decision step_not_running(const Job& j, std::string_view command, const Step& st
                          fmt::format("step {} is {}", st.name, to_string(st.state)));
 }
 
-int64_t retry_backoff_ms(const Policy& p, int failed_attempt) {
-  int64_t backoff_s = p.retry_backoff_s;
-  for (int n = 1; n < failed_attempt && backoff_s < p.retry_backoff_max_s; ++n) backoff_s *= 2;
-  return std::min(backoff_s, p.retry_backoff_max_s) * kMsPerS;
-}
-
 }  // namespace
 
 Decision decide(const State& s, const Start& c, const Context& /*ctx*/) {
@@ -78,10 +52,10 @@ Decision decide(const State& s, const Start& c, const Context& /*ctx*/) {
   const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdStart, {AttemptState::kLeased},
                                      c.lease_token, &d);
   if (j == nullptr) return d;
-  if (c.execution_handle.size() > kExecutionHandleBytesMax) {
+  if (!c.execution_handle.empty() && !valid_execution_handle(c.execution_handle)) {
     return detail::invalid_field(
-        "execution_handle",
-        fmt::format("execution_handle is longer than {} bytes", kExecutionHandleBytesMax));
+        "execution_handle", fmt::format("execution_handle must be 1-{} printable ASCII characters",
+                                        kExecutionHandleCharsMax));
   }
   const Attempt& a = j->latest();
   if (a.cancel_requested) return cancelled_at(*j, "start");
@@ -177,17 +151,9 @@ Decision decide(const State& s, const StepFail& c, const Context& ctx) {
   ended.error = fmt::format("step {} failed: {}", c.step, error);
   ended.worker = a.worker;
   d.emit(job_stream(j->id), std::move(ended));
-  // A pending cancel outranks a retry: the operator asked for the work to stop.
-  bool retry =
-      c.retryable && !a.cancel_requested && a.number < j->max_attempts && a.number < kAttemptsMax;
-  if (!retry) return d;
-  fb::RetryScheduledT next;
-  next.attempt = a.number + 1;
-  next.previous_attempt = a.number;
-  next.not_before_ms = ctx.now_ms + retry_backoff_ms(*ctx.policy, a.number);
-  next.reused_steps = detail::completed_steps(a);
-  next.worker = a.worker;
-  d.emit(job_stream(j->id), std::move(next));
+  if (auto next = detail::retry_after_failure(*j, c.retryable, ctx, a.worker)) {
+    d.emit(job_stream(j->id), std::move(*next));
+  }
   return d;
 }
 

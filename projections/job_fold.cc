@@ -85,8 +85,9 @@ Job enqueued_job(std::string id, const fb::JobEnqueued& ev, const fb::Event& e) 
   return j;
 }
 
-// A retry or rerun: a new QUEUED attempt whose `reused` steps carry the
-// result of the run they come from.
+// A retry, rerun or yield: a new QUEUED attempt whose `reused` steps carry
+// the result of the run they come from (reused_from: the attempt in which the
+// step actually ran, also when `previous` had reused it in turn).
 void open_attempt(Job& j, int number, int previous, int64_t not_before_ms,
                   const StringVector* reused, int64_t at_ms) {
   const Attempt* prev = j.attempt(previous);
@@ -210,9 +211,16 @@ void apply_resolved(Attempt& a, const fb::AttemptResolved& ev, const fb::Event& 
   if (outcome != AttemptState::kSucceeded && outcome != AttemptState::kFailed) return;
   finish(a, *outcome, e.recorded_at_ms());
   if (*outcome == AttemptState::kSucceeded) return;
-  a.error = ev.has_exit_code() ? "execution exited with code " + std::to_string(ev.exit_code())
+  const std::string what = ev.step() == nullptr || ev.step()->size() == 0
+                               ? std::string("execution")
+                               : "step " + ev.step()->str();
+  a.error = ev.has_exit_code() ? what + " exited with code " + std::to_string(ev.exit_code())
                                : "resolved as FAILED by " + str(ev.evidence());
   close_running_step(a, a.error, e.recorded_at_ms());
+}
+
+void apply_yielded(Attempt& a, const fb::AttemptYielded&, const fb::Event& e) {
+  finish(a, AttemptState::kYielded, e.recorded_at_ms());
 }
 
 // Calls apply(attempt, payload, event) on the attempt the payload names.
@@ -265,6 +273,13 @@ void apply_event(Job& j, const fb::Event& e) {
       // A rerun is an explicit request: it is claimable at once.
       const auto* ev = e.payload_as_RerunRequested();
       return open_attempt(j, ev->attempt(), ev->previous_attempt(), 0, ev->reused_steps(),
+                          e.recorded_at_ms());
+    }
+    case P::AttemptYielded: {
+      // The yielded attempt ends and the next is claimable at once, in one event.
+      const auto* ev = e.payload_as_AttemptYielded();
+      on_attempt(j, e, ev, apply_yielded);
+      return open_attempt(j, ev->next_attempt(), ev->attempt(), 0, ev->reused_steps(),
                           e.recorded_at_ms());
     }
     case P::JobEnqueued:  // creates the job: see evolve()

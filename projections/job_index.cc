@@ -23,6 +23,7 @@ bool holds_target(AttemptState s) {
     case AttemptState::kSucceeded:
     case AttemptState::kFailed:
     case AttemptState::kCancelled:
+    case AttemptState::kYielded:
       return false;
   }
   return false;

@@ -7,8 +7,9 @@ namespace runledger::jobs {
 namespace {
 
 constexpr AttemptState kAllAttemptStates[] = {
-    AttemptState::kQueued,    AttemptState::kLeased, AttemptState::kRunning,   AttemptState::kStale,
-    AttemptState::kSucceeded, AttemptState::kFailed, AttemptState::kCancelled,
+    AttemptState::kQueued,    AttemptState::kLeased,    AttemptState::kRunning,
+    AttemptState::kStale,     AttemptState::kSucceeded, AttemptState::kFailed,
+    AttemptState::kCancelled, AttemptState::kYielded,
 };
 constexpr StepState kAllStepStates[] = {StepState::kPending, StepState::kRunning, StepState::kDone,
                                         StepState::kFailed, StepState::kReused};
@@ -31,6 +32,8 @@ const char* to_string(AttemptState s) {
       return "FAILED";
     case AttemptState::kCancelled:
       return "CANCELLED";
+    case AttemptState::kYielded:
+      return "YIELDED";
   }
   return "UNKNOWN";
 }
@@ -75,9 +78,19 @@ bool is_terminal(AttemptState s) {
     case AttemptState::kSucceeded:
     case AttemptState::kFailed:
     case AttemptState::kCancelled:
+    case AttemptState::kYielded:
       return true;
   }
   return false;
+}
+
+bool valid_execution_handle(std::string_view handle) {
+  if (handle.empty() || handle.size() > kExecutionHandleCharsMax) return false;
+  for (char c : handle) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte > 0x7E) return false;
+  }
+  return true;
 }
 
 std::map<std::string, size_t> zero_counts_by_state() {

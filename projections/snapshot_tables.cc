@@ -83,7 +83,7 @@ Offset<snap::Attempt> write_attempt(FlatBufferBuilder& b, const jobs::Attempt& a
 jobs::Attempt read_attempt(const snap::Attempt& t) {
   jobs::Attempt a;
   a.number = t.number();
-  a.state = read_enum(t.state(), jobs::AttemptState::kCancelled, "attempt state");
+  a.state = read_enum(t.state(), jobs::AttemptState::kYielded, "attempt state");
   a.created_at_ms = t.created_at_ms();
   a.started_at_ms = t.started_at_ms();
   a.finished_at_ms = t.finished_at_ms();

@@ -170,6 +170,7 @@ Status check_on_connector(const fb::Event& e, const Connector& c) {
     case P::AttemptStale:
     case P::ExecutionReattached:
     case P::AttemptResolved:
+    case P::AttemptYielded:
     case P::HoldPlaced:
     case P::HoldReleased:
       break;
@@ -263,6 +264,7 @@ Status check_transition(const State& before, const fb::Event& e) {
     case P::AttemptStale:
     case P::ExecutionReattached:
     case P::AttemptResolved:
+    case P::AttemptYielded:
       return check_job_event(before, e);
     case P::ConnectorCreated:
     case P::ConnectorUpdated:

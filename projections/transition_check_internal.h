@@ -19,7 +19,7 @@ Status forbidden(const fb::Event& e, std::string_view why);
 // stream does not start with it.
 bool stream_id(const fb::Event& e, std::string_view prefix, std::string_view* id);
 
-// `e` is a job-stream event (JobEnqueued .. AttemptResolved).
+// `e` is a job-stream event (JobEnqueued .. AttemptResolved, AttemptYielded).
 Status check_job_event(const State& s, const fb::Event& e);
 
 }  // namespace runledger::transition_check

@@ -159,11 +159,15 @@ Status check_step_started(const fb::Event& e, const Job& j) {
   return Status::Ok();
 }
 
-// StepSucceeded and StepFailed: the step named must be RUNNING.
+// StepSucceeded and StepFailed: the step named must be RUNNING. A STALE
+// attempt's step may end too: a reattach's observed exit of that step.
 template <typename T>
 Status check_step_ended(const fb::Event& e, const Job& j, const T* ev) {
   const Attempt* a = nullptr;
-  if (Status st = attempt_in(e, j, ev, {AttemptState::kRunning}, &a); !st.ok()) return st;
+  if (Status st = attempt_in(e, j, ev, {AttemptState::kRunning, AttemptState::kStale}, &a);
+      !st.ok()) {
+    return st;
+  }
   const Step* step = find_step(*a, text(ev->step()));
   if (step == nullptr) return forbidden(e, "step " + text(ev->step()) + " is not in the plan");
   if (step->state != StepState::kRunning) {
@@ -187,8 +191,11 @@ Status check_cancel_requested(const fb::Event& e, const Job& j) {
 Status check_cancelled(const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
   const auto* ev = e.payload_as_AttemptCancelled();
-  if (Status st = attempt_in(
-          e, j, ev, {AttemptState::kQueued, AttemptState::kLeased, AttemptState::kRunning}, &a);
+  // STALE: at the boundary a reattach's observed exit of a step makes.
+  if (Status st = attempt_in(e, j, ev,
+                             {AttemptState::kQueued, AttemptState::kLeased, AttemptState::kRunning,
+                              AttemptState::kStale},
+                             &a);
       !st.ok()) {
     return st;
   }
@@ -213,23 +220,20 @@ Status check_succeeded(const fb::Event& e, const Job& j) {
   return Status::Ok();
 }
 
-// RetryScheduled and RerunRequested open attempt latest+1 after a terminal one.
-template <typename T>
-Status check_new_attempt(const fb::Event& e, const Job& j, const T* ev) {
+// Attempt `next` follows the latest attempt, within the bound on attempts,
+// and reuses only steps the latest attempt completed.
+Status opens_next(const fb::Event& e, const Job& j, int previous, int next,
+                  const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* reused) {
   const Attempt& latest = j.latest();
-  if (!jobs::is_terminal(latest.state)) {
-    return forbidden(e, fmt::format("attempt {} is {}: a new attempt needs a terminal one",
-                                    latest.number, jobs::to_string(latest.state)));
+  if (previous != latest.number || next != latest.number + 1) {
+    return forbidden(e, fmt::format("opens attempt {} after {}, the latest attempt is {}", next,
+                                    previous, latest.number));
   }
-  if (ev->previous_attempt() != latest.number || ev->attempt() != latest.number + 1) {
-    return forbidden(e, fmt::format("opens attempt {} after {}, the latest attempt is {}",
-                                    ev->attempt(), ev->previous_attempt(), latest.number));
-  }
-  if (ev->attempt() > jobs::kAttemptsMax) {
+  if (next > jobs::kAttemptsMax) {
     return forbidden(e, fmt::format("a job has at most {} attempts", jobs::kAttemptsMax));
   }
-  if (ev->reused_steps() == nullptr) return Status::Ok();
-  for (const auto* name : *ev->reused_steps()) {
+  if (reused == nullptr) return Status::Ok();
+  for (const auto* name : *reused) {
     const Step* st = find_step(latest, name->string_view());
     if (st == nullptr || (st->state != StepState::kDone && st->state != StepState::kReused)) {
       return forbidden(e, fmt::format("reuses step {}, which attempt {} did not complete",
@@ -239,6 +243,30 @@ Status check_new_attempt(const fb::Event& e, const Job& j, const T* ev) {
   return Status::Ok();
 }
 
+// RetryScheduled and RerunRequested open attempt latest+1 after a terminal one.
+template <typename T>
+Status check_new_attempt(const fb::Event& e, const Job& j, const T* ev) {
+  const Attempt& latest = j.latest();
+  if (!jobs::is_terminal(latest.state)) {
+    return forbidden(e, fmt::format("attempt {} is {}: a new attempt needs a terminal one",
+                                    latest.number, jobs::to_string(latest.state)));
+  }
+  return opens_next(e, j, ev->previous_attempt(), ev->attempt(), ev->reused_steps());
+}
+
+// AttemptYielded ends a RUNNING attempt between steps and opens the next.
+Status check_yielded(const fb::Event& e, const Job& j) {
+  const Attempt* a = nullptr;
+  const auto* ev = e.payload_as_AttemptYielded();
+  if (Status st = attempt_in(e, j, ev, {AttemptState::kRunning}, &a); !st.ok()) return st;
+  if (const Step* running = first_in_state(*a, StepState::kRunning)) {
+    return forbidden(e, "step " + running->name + " is still RUNNING");
+  }
+  // A yield with a cancel pending ends the attempt CANCELLED instead.
+  if (a->cancel_requested) return forbidden(e, "cancel was requested: the attempt may not yield");
+  return opens_next(e, j, ev->attempt(), ev->next_attempt(), ev->reused_steps());
+}
+
 Status check_retry(const fb::Event& e, const Job& j) {
   const auto* ev = e.payload_as_RetryScheduled();
   if (Status st = check_new_attempt(e, j, ev); !st.ok()) return st;
@@ -246,9 +274,14 @@ Status check_retry(const fb::Event& e, const Job& j) {
     return forbidden(e, fmt::format("attempt {} is {}: only a FAILED attempt is retried",
                                     j.latest().number, jobs::to_string(j.latest().state)));
   }
-  if (ev->attempt() > j.max_attempts) {
-    return forbidden(
-        e, fmt::format("attempt {} exceeds max_attempts {}", ev->attempt(), j.max_attempts));
+  // Yielded attempts do not count against max_attempts (domain.md 1.9).
+  const auto counted = std::count_if(j.attempts.begin(), j.attempts.end(), [](const Attempt& a) {
+    return a.state != AttemptState::kYielded;
+  });
+  if (counted + 1 > j.max_attempts) {
+    return forbidden(e, fmt::format("attempt {} exceeds max_attempts {} ({} counted: yielded "
+                                    "attempts do not count)",
+                                    ev->attempt(), j.max_attempts, counted + 1));
   }
   return Status::Ok();
 }
@@ -284,6 +317,15 @@ Status check_resolved(const fb::Event& e, const Job& j) {
   const std::string outcome = text(ev->outcome());
   if (outcome != "SUCCEEDED" && outcome != "FAILED") {
     return forbidden(e, "outcome " + outcome + " is neither SUCCEEDED nor FAILED");
+  }
+  // One step's exit speaks for the attempt only once every step is done.
+  if (!text(ev->step()).empty() && outcome == "SUCCEEDED") {
+    for (const Step& st : a->steps) {
+      if (st.state != StepState::kDone && st.state != StepState::kReused) {
+        return forbidden(e, fmt::format("step {} is {}: no success before every step is done",
+                                        st.name, jobs::to_string(st.state)));
+      }
+    }
   }
   return Status::Ok();
 }
@@ -326,6 +368,8 @@ Status check_on_job(const State& s, const fb::Event& e, const Job& j) {
       return check_reattached(s, e, j);
     case P::AttemptResolved:
       return check_resolved(e, j);
+    case P::AttemptYielded:
+      return check_yielded(e, j);
     case P::JobEnqueued:  // checked before the job is looked up
     case P::NONE:
     case P::ConnectorCreated:

@@ -234,7 +234,7 @@ bool ends_lease(fb::Payload t) {
   using P = fb::Payload;
   return t == P::LeaseReleased || t == P::LeaseExpired || t == P::AttemptStale ||
          t == P::AttemptSucceeded || t == P::AttemptFailed || t == P::AttemptCancelled ||
-         t == P::AttemptResolved;
+         t == P::AttemptResolved || t == P::AttemptYielded;
 }
 
 void JobTimeline::track_lease(const fb::Event& e) {

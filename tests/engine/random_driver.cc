@@ -47,6 +47,7 @@ enum Op : uint8_t {
   kCancelAck,
   kOutcomeUnknown,
   kReattach,
+  kYield,
   kRerun,
   kConnectorCreate,
   kConnectorUpdate,
@@ -90,6 +91,7 @@ int weight(Op op) {
     case kRelease:
     case kCancelAck:
     case kOutcomeUnknown:
+    case kYield:
     case kConnectorCreate:
     case kConnectorUpdate:
     case kConnectorSucceeded:
@@ -196,9 +198,12 @@ const std::map<int, JobFit>& worker_fits() {
          return in_state(j, {"LEASED", "RUNNING"}) && j.cancel_requested;
        }},
       {kOutcomeUnknown, [](const JobInfo& j) { return in_state(j, {"RUNNING"}); }},
-      {kReattach, [](const JobInfo& j) {
+      {kReattach,
+       [](const JobInfo& j) {
          return in_state(j, {"RUNNING", "STALE"});
-       }}};
+       }},
+      // Mostly between steps, where a yield is allowed; sometimes during one.
+      {kYield, [](const JobInfo& j) { return in_state(j, {"RUNNING"}); }}};
   return fits;
 }
 
@@ -323,6 +328,8 @@ Command RandomDriver::worker_command(const World& w, int op, const std::string& 
       return jobs::OutcomeUnknown{
           job, token, chance(50) ? holds::kExecutionStateUnknown : holds::kResultUnknown,
           "submission reply lost"};
+    case kYield:
+      return jobs::Yield{job, token, chance(50) ? "redeploy" : ""};
     default:
       break;
   }
@@ -332,6 +339,12 @@ Command RandomDriver::worker_command(const World& w, int op, const std::string& 
   r.execution_handle = chance(85) ? info.handle : "other-handle";
   r.observed = chance(60) ? "running" : "exited";
   if (r.observed == "exited") r.exit_code = static_cast<int>(below(2));
+  // An observed exit of one step: mostly the running one.
+  if (r.observed == "exited" && chance(50)) {
+    r.step = step_name(info.running_step);
+    r.retryable = chance(50);
+    if (chance(50)) r.output = R"({"rows":2})";
+  }
   r.lease_s = lease;
   r.lease_token = fresh_token();
   return r;
@@ -447,6 +460,7 @@ Command RandomDriver::advance(const World& w) {
   r.execution_handle = j.handle;
   r.observed = chance(50) ? "running" : "exited";
   if (r.observed == "exited") r.exit_code = static_cast<int>(below(2));
+  if (r.observed == "exited" && !j.running_step.empty() && chance(50)) r.step = j.running_step;
   r.lease_token = fresh_token();
   return r;
 }
@@ -559,7 +573,8 @@ void RandomDriver::learn(const Command& c, const Reply& r) {
     std::string job = claimed_job(r);
     if (!job.empty()) tokens_[job] = claim->lease_token;
   } else if (const auto* re = std::get_if<jobs::Reattach>(&c)) {
-    if (re->observed == "running") tokens_[re->job_id] = re->lease_token;
+    // A step's exit 0 also runs the attempt on under the command's token.
+    if (re->observed == "running" || !re->step.empty()) tokens_[re->job_id] = re->lease_token;
   }
 }
 

@@ -30,7 +30,7 @@ std::optional<std::pair<std::string, std::string>> fenced_token(const Command& c
                       std::is_same_v<T, jobs::Start> || std::is_same_v<T, jobs::StepStart> ||
                       std::is_same_v<T, jobs::StepDone> || std::is_same_v<T, jobs::StepFail> ||
                       std::is_same_v<T, jobs::CancelAck> ||
-                      std::is_same_v<T, jobs::OutcomeUnknown>) {
+                      std::is_same_v<T, jobs::OutcomeUnknown> || std::is_same_v<T, jobs::Yield>) {
           return std::make_pair(x.job_id, x.lease_token);
         } else {
           return std::nullopt;

@@ -171,6 +171,22 @@ TEST_F(AuthTest, EachEventNamesTheTokenThatCausedItAsItsActor) {
   EXPECT_EQ(last_event().second, "oncall");
 }
 
+TEST_F(AuthTest, AWorkerMayYieldItsLeaseAndAReaderMayNot) {
+  ASSERT_TRUE(IsStatus(client().post("/v1/jobs", {{"id", "j1"}, {"kind", "k"}, {"target", "t"}},
+                                     bearer(kOperatorToken)),
+                       201));
+  ApiReply claimed = client().post("/v1/jobs/claim", {{"worker", "w"}}, bearer(kWorkerToken));
+  ASSERT_TRUE(IsStatus(claimed, 200));
+  const json lease = {{"lease_token", claimed.json.value("lease_token", "")}};
+  ASSERT_TRUE(IsStatus(client().post("/v1/jobs/j1/start", lease, bearer(kWorkerToken)), 200));
+  const size_t before = event_count();
+  EXPECT_TRUE(
+      IsError(client().post("/v1/jobs/j1/yield", lease, bearer(kReaderToken)), 403, "forbidden"));
+  EXPECT_EQ(event_count(), before);
+  EXPECT_TRUE(IsStatus(client().post("/v1/jobs/j1/yield", lease, bearer(kWorkerToken)), 200));
+  EXPECT_EQ(last_event(), std::make_pair(std::string("AttemptYielded"), std::string("loader-7")));
+}
+
 TEST(AuthStartTest, WithoutTokensTheServerRefusesToListenBeyondLoopback) {
   TempDir data;
   auto [code, out] =

@@ -25,6 +25,22 @@ TEST_F(OpenApiTest, TheDocumentNamesTheContractsPathsAndTheirOutcomes) {
         "/v1/health"}) {
     EXPECT_TRUE(paths.contains(path)) << path;
   }
+  // The worker's yield, and reattach with the fields of a step's observed exit.
+  const auto& yield = paths.at("/v1/jobs/{id}/yield").at("post");
+  EXPECT_TRUE(yield.at("responses").contains("200"));
+  const auto& yield_fields =
+      yield.at("requestBody").at("content").at("application/json").at("schema").at("properties");
+  EXPECT_TRUE(yield_fields.contains("lease_token") && yield_fields.contains("reason"));
+  const auto& reattach_fields = paths.at("/v1/jobs/{id}/reattach")
+                                    .at("post")
+                                    .at("requestBody")
+                                    .at("content")
+                                    .at("application/json")
+                                    .at("schema")
+                                    .at("properties");
+  for (const char* field : {"step", "exit_code", "output", "retryable", "execution_handle"}) {
+    EXPECT_TRUE(reattach_fields.contains(field)) << field;
+  }
   for (const char* create : {"/v1/jobs", "/v1/connectors"}) {
     const auto& responses = paths.at(create).at("post").at("responses");
     EXPECT_TRUE(responses.contains("201")) << create;

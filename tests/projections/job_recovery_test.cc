@@ -124,7 +124,7 @@ TEST_F(JobRecovery, ReattachInputIsChecked) {
   given_stale("j1");
   Decision no_code =
       g.run(jobs::Reattach{"j1", "w2", handle("j1"), "exited", std::nullopt, std::nullopt, ""});
-  expect_refused(no_code, 422, "invalid_field");
+  expect_refused(no_code, 422, "missing_field");
   EXPECT_EQ(no_code.rejection->extra["field"], "exit_code");
   Decision bad_observed =
       g.run(jobs::Reattach{"j1", "w2", handle("j1"), "vanished", 0, std::nullopt, ""});

@@ -140,6 +140,27 @@ class JobTest : public ::testing::Test {
   Decision reattach_exited(const std::string& id, int exit_code) {
     return g.run(jobs::Reattach{id, "w2", handle(id), "exited", exit_code, std::nullopt, ""});
   }
+  // Reattach observing one step's exit (domain.md 1.8). When the attempt runs
+  // on, the command's fresh token becomes the worker's.
+  jobs::Reattach step_exit(const std::string& id, const std::string& step, int exit_code) {
+    jobs::Reattach c{id, "w2", handle(id), "exited", exit_code, std::nullopt, fresh_token()};
+    c.step = step;
+    return c;
+  }
+  Decision reattach_step(const jobs::Reattach& c) {
+    Decision d = g.run(c);
+    if (!d.rejection && g.state.jobs.by_id.count(c.job_id) &&
+        state_of(c.job_id) == AttemptState::kRunning) {
+      token[c.job_id] = c.lease_token;
+    }
+    return d;
+  }
+  Decision reattach_step(const std::string& id, const std::string& step, int exit_code) {
+    return reattach_step(step_exit(id, step, exit_code));
+  }
+  Decision yield(const std::string& id, const std::string& reason = "worker redeploy") {
+    return g.run(jobs::Yield{id, token[id], reason});
+  }
 
   // Given a job enqueued, claimed and started: its attempt is RUNNING.
   void given_running(const std::string& id, const std::string& target = "t1") {

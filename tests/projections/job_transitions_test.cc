@@ -220,6 +220,8 @@ class JobTerminalStates : public JobTest, public ::testing::WithParamInterface<A
       case AttemptState::kRunning:
       case AttemptState::kStale:
         FAIL() << "not a terminal state";
+      case AttemptState::kYielded:
+        FAIL() << "never the latest attempt: the yield opens the next one";
     }
   }
 };
@@ -240,6 +242,8 @@ TEST_P(JobTerminalStates, RefuseEveryWorkerCommandAndCancel) {
   expect_invalid_transition(outcome_unknown("j1", holds::kExecutionStateUnknown), st);
   expect_invalid_transition(reattach_running("j1"), st);
   expect_invalid_transition(reattach_exited("j1", 0), st);
+  expect_invalid_transition(reattach_step("j1", "FETCH", 0), st);
+  expect_invalid_transition(yield("j1"), st);
   EXPECT_EQ(snapshot_of("j1"), before);
 }
 

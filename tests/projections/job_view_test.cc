@@ -487,7 +487,8 @@ TEST_F(JobSnapshot, AnUnknownStateNameIsRefused) {
 
 TEST_F(JobSnapshot, CountsListEveryStateFromTheStart) {
   State empty;
-  ASSERT_EQ(empty.jobs.count_by_state.size(), 7u);
+  ASSERT_EQ(empty.jobs.count_by_state.size(), 8u);
+  EXPECT_EQ(empty.jobs.count_by_state.count("YIELDED"), 1u);
   for (const auto& [state, count] : empty.jobs.count_by_state) {
     EXPECT_TRUE(jobs::attempt_state_from(state).has_value()) << state;
     EXPECT_EQ(count, 0u);

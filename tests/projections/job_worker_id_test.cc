@@ -113,6 +113,32 @@ TEST_F(JobWorkerId, AReattachNamesTheReattachingWorkerOnWhatItResolvesAndRelease
   expect_worker(reattach_running("j2", "w3"), Types{"ExecutionReattached", "HoldReleased"}, "w3");
 }
 
+TEST_F(JobWorkerId, AYieldNamesTheYieldingWorker) {
+  given_running("j1");
+  given_running("j2", "t2");
+  expect_worker(yield("j1"), Types{"AttemptYielded"}, "w1");
+  // and the cancellation it meets instead, when one was requested
+  expect_accepted(cancel("j2"));
+  expect_worker(yield("j2"), Types{"AttemptCancelled"}, "w1");
+}
+
+TEST_F(JobWorkerId, AStepsObservedExitNamesTheReattachingWorkerOnEveryEvent) {
+  // exit 0 of a STALE attempt's middle step: it runs on under a new lease
+  given_running("j1", "t1");
+  expect_accepted(step_start("j1", "FETCH"));
+  advance_s(g.policy.lease_default_s);
+  expect_accepted(expire());
+  expect_worker(reattach_step("j1", "FETCH", 0),
+                Types{"StepSucceeded", "ExecutionReattached", "HoldReleased"}, "w2");
+  // another code, retried
+  given_running("j2", "t2");
+  expect_accepted(step_start("j2", "FETCH"));
+  jobs::Reattach failed = step_exit("j2", "FETCH", 1);
+  failed.retryable = true;
+  expect_worker(reattach_step(failed), Types{"StepFailed", "AttemptResolved", "RetryScheduled"},
+                "w2");
+}
+
 TEST_F(JobWorkerId, WhatAnOperatorOrATimerCausesNamesNoWorker) {
   // an operator's cancel of a queued job
   enqueue("q", "tq");

@@ -91,6 +91,43 @@ TEST_F(JobTimeline, TheHolderSeesItsOwnLeaseWindowEndWithTheAttempt) {
       << r.out;
 }
 
+TEST(Timeline, AYieldShowsTheAttemptHandedBackAndTheNextOne) {
+  EngineRig rig;
+  rig.run(enqueue("j1", "T"));
+  ASSERT_EQ(rig.run(claim("j1", "w1", "token-1")).status, 200);
+  rig.run(jobs::Start{"j1", "token-1", "exec-1"});
+  rig.run(jobs::StepStart{"j1", "A", "token-1"});
+  rig.run(jobs::StepDone{"j1", "A", "token-1", ""});
+  ASSERT_EQ(rig.run(jobs::Yield{"j1", "token-1", "redeploy"}).status, 200);
+  ASSERT_EQ(rig.run(claim("j1", "w2", "token-2")).status, 200);
+  CliResult r = run_cli({"timeline", "job/j1", "--data", rig.data()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  expect_lines_in_order(r.out, {{"AttemptYielded attempt 1: RUNNING -> YIELDED", "worker=w1",
+                                 "reason=redeploy", "next_attempt=2", "reused_steps=A"},
+                                {"JobLeased attempt 2: QUEUED -> LEASED", "worker=w2"},
+                                {"lease windows:"},
+                                {"attempt 1  worker w1", "ended by AttemptYielded"},
+                                {"attempt 2  worker w2", "open"}});
+}
+
+TEST(Timeline, AStepsObservedExitShowsTheStep) {
+  EngineRig rig;
+  rig.run(enqueue("j1", "T"));
+  ASSERT_EQ(rig.run(claim("j1", "w1", "token-1")).status, 200);
+  rig.run(jobs::Start{"j1", "token-1", "exec-1"});
+  rig.run(jobs::StepStart{"j1", "A", "token-1"});
+  rig.run(jobs::StepDone{"j1", "A", "token-1", ""});
+  rig.run(jobs::StepStart{"j1", "B", "token-1"});
+  jobs::Reattach exited{"j1", "w2", "exec-1", "exited", 0, std::nullopt, "token-2"};
+  exited.step = "B";
+  ASSERT_EQ(rig.run(exited).status, 200);
+  CliResult r = run_cli({"timeline", "job/j1", "--data", rig.data()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  expect_lines_in_order(r.out, {{"StepSucceeded attempt 1: RUNNING", "step=B", "worker=w2"},
+                                {"AttemptResolved attempt 1: RUNNING -> SUCCEEDED", "step=B",
+                                 "exit_code=0", "evidence=exited", "worker=w2"}});
+}
+
 TEST(Timeline, ConnectorShowsStatusAndSyncStatus) {
   EngineRig rig;
   rig.run(connectors::Create{"c1", "alpha", 0});

@@ -152,6 +152,77 @@ TEST_F(Transitions, EveryRecoveryPathTheDecidersTakeIsAllowed) {
   allowed(holds::Place{"h2", "t2", holds::kResultUnknown, "check output", "j2"});
 }
 
+TEST_F(Transitions, EveryYieldPathTheDecidersTakeIsAllowed) {
+  jobs::Enqueue once = job("j1", "t1");
+  once.max_attempts = 1;
+  allowed(once);
+  allowed(claim("w", "k1"));
+  allowed(jobs::Start{"j1", "k1", "exec"});
+  allowed(jobs::StepStart{"j1", "A", "k1"});
+  allowed(jobs::StepDone{"j1", "A", "k1", "{}"});
+  allowed(jobs::Yield{"j1", "k1", "redeploy"});  // YIELDED, attempt 2 QUEUED, A reused
+  allowed(claim("w2", "k1b"));
+  allowed(jobs::Start{"j1", "k1b", "exec"});
+  allowed(jobs::StepStart{"j1", "B", "k1b"});
+  allowed(jobs::Yield{"j1", "k1b", ""});          // refused: step B is RUNNING
+  allowed(jobs::StepDone{"j1", "B", "k1b", ""});  // SUCCEEDED
+  ASSERT_EQ(g_.state.jobs.by_id.at("j1").latest().state, jobs::AttemptState::kSucceeded);
+
+  // A retry after a yield: the yielded attempt does not count.
+  jobs::Enqueue twice = job("j2", "t2");
+  twice.max_attempts = 2;
+  allowed(twice);
+  allowed(claim("w", "k2"));
+  allowed(jobs::Start{"j2", "k2", "exec"});
+  allowed(jobs::Yield{"j2", "k2", ""});
+  allowed(claim("w", "k2b"));
+  allowed(jobs::Start{"j2", "k2b", "exec"});
+  allowed(jobs::StepStart{"j2", "A", "k2b"});
+  allowed(jobs::StepFail{"j2", "A", "k2b", "boom", true});  // attempt 3, the second counted
+  ASSERT_EQ(g_.state.jobs.by_id.at("j2").attempts.size(), 3u);
+
+  running("j3", "t3", "k3");
+  allowed(jobs::Cancel{"j3", "stop"});
+  allowed(jobs::Yield{"j3", "k3", ""});  // CANCELLED at the boundary
+}
+
+TEST_F(Transitions, EveryStepExitPathTheDecidersTakeIsAllowed) {
+  g_.policy.retry_backoff_s = 3600;  // j2's retry stays out of the later claims' way
+  auto step_exit = [](const std::string& id, const std::string& step, int code,
+                      const std::string& token) {
+    jobs::Reattach r{id, "w2", "exec", "exited", code, std::nullopt, token};
+    r.step = step;
+    r.retryable = true;
+    return r;
+  };
+  running("j1", "t1", "k1");
+  allowed(jobs::StepStart{"j1", "A", "k1"});
+  advance_s(31);
+  allowed(jobs::ExpireLeases{});            // RUNNING -> STALE, hold placed
+  allowed(step_exit("j1", "A", 0, "k1b"));  // A DONE, STALE -> RUNNING, hold released
+  allowed(jobs::StepStart{"j1", "B", "k1b"});
+  allowed(step_exit("j1", "B", 0, "k1c"));  // last step: SUCCEEDED
+
+  running("j2", "t2", "k2");
+  allowed(jobs::StepStart{"j2", "A", "k2"});
+  allowed(jobs::OutcomeUnknown{"j2", "k2", holds::kExecutionStateUnknown, ""});
+  allowed(step_exit("j2", "A", 9, "k2b"));  // STALE -> FAILED, retry, hold released
+  ASSERT_EQ(g_.state.jobs.by_id.at("j2").latest().number, 2);
+
+  running("j3", "t3", "k3");
+  allowed(jobs::StepStart{"j3", "A", "k3"});
+  allowed(jobs::Cancel{"j3", "stop"});
+  advance_s(31);
+  allowed(jobs::ExpireLeases{});            // STALE with a cancel requested
+  allowed(step_exit("j3", "A", 0, "k3b"));  // STALE -> CANCELLED, hold released
+  ASSERT_EQ(g_.state.jobs.by_id.at("j3").latest().state, jobs::AttemptState::kCancelled);
+
+  running("j4", "t4", "k4");
+  allowed(jobs::StepStart{"j4", "A", "k4"});
+  allowed(step_exit("j4", "A", 0, "k4b"));  // RUNNING -> RUNNING under a new lease
+  allowed(jobs::StepStart{"j4", "B", "k4b"});
+}
+
 TEST_F(Transitions, EveryConnectorPathTheDecidersTakeIsAllowed) {
   g_.policy.stale_lock_s = 100;
   allowed(connectors::Create{"c1", "alpha", 60});
@@ -283,6 +354,66 @@ TEST_F(Transitions, ARetryBeyondMaxAttemptsIsRefused) {
   e.attempt = 2;
   e.previous_attempt = 1;
   refused("job/j1", e, "attempt 2 exceeds max_attempts 1");
+}
+
+TEST_F(Transitions, AYieldWhileAStepRunsIsRefused) {
+  running("j1", "t1", "k1");
+  allowed(jobs::StepStart{"j1", "A", "k1"});
+  fb::AttemptYieldedT e;
+  e.attempt = 1;
+  e.next_attempt = 2;
+  refused("job/j1", e, "step A is still RUNNING");
+}
+
+TEST_F(Transitions, AYieldOfAnAttemptThatIsNotRunningIsRefused) {
+  allowed(job("j1", "t1"));
+  allowed(claim("w", "k1"));
+  fb::AttemptYieldedT e;
+  e.attempt = 1;
+  e.next_attempt = 2;
+  refused("job/j1", e, "attempt 1 is LEASED, AttemptYielded needs RUNNING");
+}
+
+TEST_F(Transitions, AYieldWithACancelRequestedIsRefused) {
+  running("j1", "t1", "k1");
+  allowed(jobs::Cancel{"j1", "stop"});
+  fb::AttemptYieldedT e;
+  e.attempt = 1;
+  e.next_attempt = 2;
+  refused("job/j1", e, "cancel was requested: the attempt may not yield");
+}
+
+TEST_F(Transitions, AYieldThatReusesAnUnfinishedStepOrSkipsAnAttemptIsRefused) {
+  running("j1", "t1", "k1");
+  fb::AttemptYieldedT e;
+  e.attempt = 1;
+  e.next_attempt = 2;
+  e.reused_steps = {"A"};
+  refused("job/j1", e, "reuses step A, which attempt 1 did not complete");
+  e.reused_steps.clear();
+  e.next_attempt = 3;
+  refused("job/j1", e, "opens attempt 3 after 1, the latest attempt is 1");
+}
+
+TEST_F(Transitions, AStepsExitThatSucceedsTheAttemptWithStepsLeftIsRefused) {
+  running("j1", "t1", "k1");
+  allowed(jobs::StepStart{"j1", "A", "k1"});
+  allowed(jobs::StepDone{"j1", "A", "k1", ""});
+  fb::AttemptResolvedT e;
+  e.attempt = 1;
+  e.outcome = "SUCCEEDED";
+  e.evidence = "exited";
+  e.has_exit_code = true;
+  e.step = "A";
+  refused("job/j1", e, "step B is PENDING: no success before every step is done");
+}
+
+TEST_F(Transitions, ACancelOfAStaleAttemptThatNobodyRequestedIsRefused) {
+  running("j1", "t1", "k1");
+  allowed(jobs::OutcomeUnknown{"j1", "k1", holds::kResultUnknown, ""});
+  fb::AttemptCancelledT e;
+  e.attempt = 1;
+  refused("job/j1", e, "attempt 1 is STALE and no cancel was requested");
 }
 
 TEST_F(Transitions, ASecondEnqueueOfAJobIsRefused) {

@@ -195,6 +195,63 @@ TEST(Verify, MixedWorkloadOfTheEngineIsClean) {
   EXPECT_NE(r.out.find("last seq " + std::to_string(last) + ","), std::string::npos) << r.out;
 }
 
+// Yields (domain.md 1.9) and reattaches that observe one step's exit (1.8),
+// from a RUNNING and from a STALE attempt, as the engine writes them.
+TEST(Verify, ALogWithYieldsAndStepExitsIsClean) {
+  EngineRig rig(/*snapshot_every_events=*/10);
+  auto step_exit = [](const std::string& id, const std::string& step, int code,
+                      const std::string& token) {
+    jobs::Reattach r{id, "w9", "exec-" + id, "exited", code, std::nullopt, token};
+    r.step = step;
+    r.retryable = true;
+    return r;
+  };
+  ASSERT_EQ(rig.run(enqueue("j1", "t1", /*max_attempts=*/1)).status, 200);
+  ASSERT_EQ(rig.run(claim("j1", "w1", "token-1")).status, 200);
+  ASSERT_EQ(rig.run(jobs::Start{"j1", "token-1", "exec-j1"}).status, 200);
+  ASSERT_EQ(rig.run(jobs::StepStart{"j1", "A", "token-1"}).status, 200);
+  ASSERT_EQ(rig.run(jobs::StepDone{"j1", "A", "token-1", ""}).status, 200);
+  ASSERT_EQ(rig.run(jobs::Yield{"j1", "token-1", "redeploy"}).status, 200);
+  ASSERT_EQ(rig.run(claim("j1", "w2", "token-1b")).status, 200);  // attempt 2, A reused
+  ASSERT_EQ(rig.run(jobs::Start{"j1", "token-1b", "exec-j1"}).status, 200);
+  ASSERT_EQ(rig.run(jobs::StepStart{"j1", "B", "token-1b"}).status, 200);
+  ASSERT_EQ(rig.run(step_exit("j1", "B", 0, "token-1c")).status, 200);  // SUCCEEDED
+
+  ASSERT_EQ(rig.run(enqueue("j2", "t2")).status, 200);
+  ASSERT_EQ(rig.run(claim("j2", "w1", "token-2", 10)).status, 200);
+  ASSERT_EQ(rig.run(jobs::Start{"j2", "token-2", "exec-j2"}).status, 200);
+  ASSERT_EQ(rig.run(jobs::StepStart{"j2", "A", "token-2"}).status, 200);
+  rig.clock().advance_ms(11'000);
+  rig.tick();  // STALE, a hold placed
+  ASSERT_FALSE(rig.open_hold_of("j2").empty());
+  ASSERT_EQ(rig.run(step_exit("j2", "A", 0, "token-2b")).status, 200);  // RUNNING again
+  ASSERT_TRUE(rig.open_hold_of("j2").empty());
+  ASSERT_EQ(rig.run(jobs::StepStart{"j2", "B", "token-2b"}).status, 200);
+  ASSERT_EQ(rig.run(step_exit("j2", "B", 3, "token-2c")).status, 200);  // FAILED, retried
+
+  CliResult r = run_cli({"verify", "--data", rig.data()});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("last seq " + std::to_string(rig.last_seq()) + ","), std::string::npos)
+      << r.out;
+}
+
+TEST(Verify, AYieldOfAnAttemptNobodyStartedIsAForbiddenTransition) {
+  TempDir dir;
+  {
+    ChainedLog log(dir.path());
+    ASSERT_TRUE(log.append("job/j1", enqueued("t1")).ok());
+    fb::AttemptYieldedT yielded;
+    yielded.attempt = 1;
+    yielded.next_attempt = 2;
+    ASSERT_TRUE(log.append("job/j1", yielded).ok());
+  }
+  CliResult r = run_cli({"verify", "--data", dir.path()});
+  EXPECT_EQ(r.code, kExitDamaged) << r.out << r.err;
+  EXPECT_EQ(first_bad_seq(r), 2u) << r.out;
+  EXPECT_NE(r.out.find("attempt 1 is QUEUED, AttemptYielded needs RUNNING"), std::string::npos)
+      << r.out;
+}
+
 TEST(Verify, FolderWithoutAStoreIsAnError) {
   TempDir dir;
   CliResult r = run_cli({"verify", "--data", dir.path() + "/nothing-here"});
