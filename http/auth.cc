@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <fstream>
 #include <initializer_list>
+#include <set>
 #include <sstream>
 
 #include "events/hash.h"
 #include "http/path_segments.h"
+#include "http/request_parser.h"
 
 namespace runledger::http {
 namespace {
@@ -49,6 +51,7 @@ Status Auth::load(const std::string& path) {
   if (!in) return Status::Invalid("cannot read the tokens file " + path);
   std::string line;
   int n = 0;
+  std::set<std::string> names;
   while (std::getline(in, line)) {
     ++n;
     std::istringstream fields(line);
@@ -66,16 +69,32 @@ Status Auth::load(const std::string& path) {
       return Status::Invalid(path + ":" + std::to_string(n) + ": token shorter than " +
                              std::to_string(kTokenCharsMin) + " characters");
     }
-    by_hash_[sha256_hex(token)] = Principal{name, *r};
+    // A token of two names would make one of them the actor of the other's
+    // requests; a name of two tokens, two callers who share idempotency keys.
+    if (!by_hash_.emplace(sha256_hex(token), Principal{name, *r}).second) {
+      return Status::Invalid(path + ":" + std::to_string(n) +
+                             ": this token is given on an earlier line already");
+    }
+    if (!names.insert(name).second) {
+      return Status::Invalid(path + ":" + std::to_string(n) + ": the name " + name +
+                             " is given to an earlier token already");
+    }
   }
   if (by_hash_.empty()) return Status::Invalid("the tokens file " + path + " has no tokens");
   return Status::Ok();
 }
 
 std::optional<Principal> Auth::authenticate(std::string_view authorization) const {
-  constexpr std::string_view kBearer = "Bearer ";
-  if (authorization.substr(0, kBearer.size()) != kBearer) return std::nullopt;
-  auto it = by_hash_.find(sha256_hex(authorization.substr(kBearer.size())));
+  // RFC 9110 11.1: the scheme compares case-blind, and one or more spaces follow it.
+  constexpr std::string_view kBearer = "bearer";
+  if (authorization.size() <= kBearer.size() ||
+      !iequals(authorization.substr(0, kBearer.size()), kBearer) ||
+      authorization[kBearer.size()] != ' ') {
+    return std::nullopt;
+  }
+  std::string_view credentials = authorization.substr(kBearer.size());
+  while (!credentials.empty() && credentials.front() == ' ') credentials.remove_prefix(1);
+  auto it = by_hash_.find(sha256_hex(credentials));
   if (it == by_hash_.end()) return std::nullopt;
   return it->second;
 }

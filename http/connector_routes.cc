@@ -7,6 +7,9 @@
 namespace runledger::http {
 namespace {
 
+// A page of the connectors list: at most this many, and this many unless asked.
+constexpr size_t kListLimitMax = 1000;
+
 constexpr size_t kDocumentIdBytesMax = 512;
 constexpr size_t kDocumentErrorBytesMax = 4096;
 
@@ -259,14 +262,24 @@ void add_read_routes(Router& router, Engine& engine) {
     check_filter(a, "sync_status", {"idle", "running"});
     const auto* status = a.query_value("status");
     const auto* sync = a.query_value("sync_status");
+    const auto limit = static_cast<size_t>(
+        query_int(a, "limit", kListLimitMax, 1, static_cast<int64_t>(kListLimitMax)));
+    // The cursor is the id of the last connector of a page (`next`).
+    const std::string after = query_id(a, "after").value_or("");
     return engine.read([&](const State& s, const Decision*) {
       nlohmann::json list = nlohmann::json::array();
-      for (const auto& [id, c] : s.connectors.by_id) {
+      nlohmann::json next = nullptr;
+      for (auto it = s.connectors.by_id.upper_bound(after); it != s.connectors.by_id.end(); ++it) {
+        const auto& c = it->second;
         if (status && connectors::to_string(c.status) != *status) continue;
         if (sync && connectors::to_string(c.sync_status) != *sync) continue;
+        if (list.size() == limit) {
+          next = list.back()["id"];
+          break;
+        }
         list.push_back(connectors::view(c));
       }
-      return Reply::json(200, {{"connectors", std::move(list)}});
+      return Reply::json(200, {{"connectors", std::move(list)}, {"next", std::move(next)}});
     });
   });
   router.add("GET", "/v1/connectors/{id}", [&engine](ApiRequest& a) {

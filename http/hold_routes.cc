@@ -9,7 +9,8 @@ namespace {
 
 constexpr size_t kTargetBytesMax = 256;
 constexpr size_t kNoteBytesMax = 4096;
-constexpr size_t kListLimit = 1000;
+// A page of the holds list: at most this many, and this many unless asked.
+constexpr size_t kListLimitMax = 1000;
 
 std::optional<nlohmann::json> live_hold(const State& s, const std::string& id) {
   auto it = s.holds.by_id.find(id);
@@ -27,6 +28,10 @@ Renderer hold_reply(std::string id, int status) {
 }
 
 Reply list_holds(Engine& engine, const ApiRequest& a) {
+  const auto limit = static_cast<size_t>(
+      query_int(a, "limit", kListLimitMax, 1, static_cast<int64_t>(kListLimitMax)));
+  // The cursor is the id of the last hold of a page (`next`).
+  const std::string after = query_id(a, "after").value_or("");
   auto open = query_bool(a, "open");
   const std::string* target = a.query_value("target");
   auto keep = [&](const nlohmann::json& v) {
@@ -35,9 +40,11 @@ Reply list_holds(Engine& engine, const ApiRequest& a) {
   };
   auto live_page = [&](const State& s) {
     std::vector<nlohmann::json> out;
-    for (const auto& [id, h] : s.holds.by_id) {
-      auto v = holds::view(h);
-      if (keep(v)) out.push_back(std::move(v));
+    for (auto it = s.holds.by_id.upper_bound(after); it != s.holds.by_id.end(); ++it) {
+      auto v = holds::view(it->second);
+      if (!keep(v)) continue;
+      out.push_back(std::move(v));
+      if (out.size() > limit) break;
     }
     return out;
   };
@@ -49,7 +56,7 @@ Reply list_holds(Engine& engine, const ApiRequest& a) {
     stored = {StoredMatches::Mode::kIndexed,
               view_index::prefix(view_index::Field::kHoldTarget, *target)};
   }
-  Page page = list_entities(engine, "hold/", "", kListLimit, live_page, keep, stored);
+  Page page = list_entities(engine, "hold/", after, limit, live_page, keep, stored);
   nlohmann::json out{{"holds", std::move(page.items)}};
   out["next"] = page.next ? nlohmann::json(*page.next) : nlohmann::json(nullptr);
   return Reply::json(200, out);

@@ -33,6 +33,14 @@ void read_target(std::string_view target, ApiRequest& a) {
 
 std::optional<Reply> read_api_headers(const HeaderList& headers, const Auth* auth, ApiRequest& a,
                                       std::optional<Role>* role) {
+  size_t authorizations = 0;
+  for (const auto& [name, value] : headers)
+    authorizations += iequals(name, "Authorization") ? 1 : 0;
+  if (authorizations > 1) {
+    // Which one would count depends on who reads the request: refused, as
+    // two Content-Length fields that disagree are.
+    return Reply::error(400, "bad_request", "a request carries at most one Authorization field");
+  }
   if (auth != nullptr && !health_path(a.path)) {
     const std::string* authorization = find_header(headers, "Authorization");
     auto who = auth->authenticate(authorization != nullptr ? *authorization : "");

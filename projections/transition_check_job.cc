@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "projections/job_decide_common.h"
 #include "projections/transition_check_internal.h"
 
 namespace runledger::transition_check {
@@ -60,19 +61,9 @@ Status attempt_in(const fb::Event& e, const Job& j, const T* ev,
   return need_state(e, **out, allowed);
 }
 
-const Step* find_step(const Attempt& a, std::string_view name) {
-  for (const Step& st : a.steps) {
-    if (st.name == name) return &st;
-  }
-  return nullptr;
-}
-
-const Step* first_in_state(const Attempt& a, StepState state) {
-  for (const Step& st : a.steps) {
-    if (st.state == state) return &st;
-  }
-  return nullptr;
-}
+// The same step lookups the deciders make.
+using jobs::detail::find_step;
+using jobs::detail::first_in_state;
 
 // Invariant 1 of domain.md: one LEASED/RUNNING attempt per target, and no
 // work handed out while an EXECUTION_STATE_UNKNOWN hold blocks the target.

@@ -11,6 +11,7 @@
 
 #include "engine/engine.h"
 #include "engine/log.h"
+#include "http/auth.h"
 #include "http/cross_site.h"
 #include "http/listen_address.h"
 #include "http/server.h"
@@ -172,6 +173,20 @@ int server_main(int argc, char** argv) {
   if (f.lease_default_s > f.lease_max_s) {
     std::fprintf(stderr, "--lease-default-s must not exceed --lease-max-s\n");
     return kExitUsage;
+  }
+  // The tokens file is read before the data folder is touched: a wrong one
+  // stops the start as any wrong flag does.
+  if (!f.auth_tokens.empty()) {
+    http::Auth tokens;
+    if (Status t = tokens.load(f.auth_tokens); !t.ok()) {
+      std::fprintf(stderr, "--auth-tokens: %s\n", t.message().c_str());
+      return kExitUsage;
+    }
+    struct stat st {};
+    if (::stat(f.auth_tokens.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
+      log::warn("the tokens file {} may be read by others than its owner (mode {:o}): chmod 600 it",
+                f.auth_tokens, st.st_mode & 0777);
+    }
   }
 
   // Whatever the server creates is its owner's alone: the data folder holds

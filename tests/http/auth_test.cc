@@ -3,15 +3,18 @@
 // that may not make the call is 403, and neither changes anything; the
 // token's name is the actor of the events its requests cause. Without
 // tokens the server refuses to listen anywhere but loopback.
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "tests/http/job_calls.h"
+#include "tests/http/raw_connection.h"
 #include "tests/http/server_fixture.h"
 
 namespace runledger::testing {
@@ -196,17 +199,90 @@ TEST(AuthStartTest, WithoutTokensTheServerRefusesToListenBeyondLoopback) {
   EXPECT_NE(out.find("--auth-tokens"), std::string::npos) << out;
 }
 
-TEST(AuthStartTest, ATokensFileWithAShortTokenStopsTheStart) {
-  TempDir dir;
-  {
-    std::ofstream f(dir.path() + "/tokens");
-    f << "ana reader short\n";
+TEST_F(AuthTest, TheSchemeIsCaseBlindAndMaySpaceItsToken) {
+  for (const std::string scheme : {"bearer ", "BEARER ", "bEaReR   "}) {
+    EXPECT_EQ(client().get("/v1/jobs", {{"Authorization", scheme + kReaderToken}}).status, 200)
+        << scheme;
   }
-  auto [code, out] =
-      run_shell(bin_path("runledgerd") + " --listen 127.0.0.1:" + std::to_string(free_port()) +
-                " --data " + dir.path() + "/data --auth-tokens " + dir.path() + "/tokens");
-  EXPECT_NE(code, 0);
-  EXPECT_NE(out.find("shorter than"), std::string::npos) << out;
+  EXPECT_TRUE(
+      IsError(client().get("/v1/jobs", {{"Authorization", std::string("Bearer") + kReaderToken}}),
+              401, "unauthorized"));
+}
+
+TEST_F(AuthTest, TwoAuthorizationFieldsAre400AndChangeNothing) {
+  RawConnection conn(server().port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  const std::string body = R"({"id":"j1","kind":"k","target":"t1"})";
+  ASSERT_TRUE(
+      conn.send_all(request_head("POST", "/v1/jobs",
+                                 std::string("Authorization: Bearer ") + kReaderToken +
+                                     "\r\nAuthorization: Bearer " + kOperatorToken +
+                                     "\r\nContent-Type: application/json\r\nContent-Length: " +
+                                     std::to_string(body.size()) + "\r\n") +
+                        body,
+                    deadline_in(kReplyWait)));
+  std::string response;
+  conn.read_response(&response, deadline_in(kReplyWait));
+
+  EXPECT_EQ(status_of(response), 400) << response;
+  EXPECT_TRUE(IsError(client().get("/v1/jobs/j1", bearer(kOperatorToken)), 404, "not_found"));
+}
+
+// Runs runledgerd with the tokens file `text`: its exit code and output,
+// and whether it created its data folder.
+struct TokensStart {
+  int code;
+  std::string out;
+  bool data_made;
+};
+TokensStart start_with_tokens(const std::string& text, int mode = 0600) {
+  TempDir dir;
+  const std::string tokens = dir.path() + "/tokens";
+  {
+    std::ofstream f(tokens);
+    f << text;
+  }
+  ::chmod(tokens.c_str(), static_cast<mode_t>(mode));
+  auto [code, out] = run_shell("timeout 20 " + bin_path("runledgerd") +
+                               " --listen 127.0.0.1:" + std::to_string(free_port()) + " --data " +
+                               dir.path() + "/data --auth-tokens " + tokens);
+  return {code, out, std::filesystem::exists(dir.path() + "/data")};
+}
+
+TEST(AuthStartTest, ATokenOrANameGivenTwiceStopsTheStartBeforeTheDataFolder) {
+  const std::string token = "one-token-0123456789abcdef";
+  TokensStart same_token =
+      start_with_tokens("ana reader " + token + "\nbob operator " + token + "\n");
+  TokensStart same_name = start_with_tokens(
+      "ana reader reader-token-0123456789\nana operator operator-token-0123456789\n");
+
+  EXPECT_EQ(same_token.code, 2) << same_token.out;
+  EXPECT_NE(same_token.out.find(":2: this token is given on an earlier line"), std::string::npos)
+      << same_token.out;
+  EXPECT_FALSE(same_token.data_made);
+  EXPECT_EQ(same_name.code, 2) << same_name.out;
+  EXPECT_NE(same_name.out.find(":2: the name ana"), std::string::npos) << same_name.out;
+  EXPECT_FALSE(same_name.data_made);
+}
+
+TEST(AuthStartTest, AShortTokenStopsTheStartWithExit2BeforeTheDataFolder) {
+  TokensStart s = start_with_tokens("ana reader short\n");
+  EXPECT_EQ(s.code, 2) << s.out;
+  EXPECT_FALSE(s.data_made);
+}
+
+TEST(AuthStartTest, ATokensFileOthersMayReadIsWarnedAbout) {
+  TempDir dir;
+  const std::string tokens = dir.path() + "/tokens";
+  {
+    std::ofstream f(tokens);
+    f << "ana reader " << kReaderToken << "\n";
+  }
+  ::chmod(tokens.c_str(), 0644);
+  ServerProcess server(dir.path() + "/data", {"--auth-tokens", tokens});
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  EXPECT_NE(server.log().find("may be read by others"), std::string::npos) << server.log();
+  EXPECT_EQ(server.terminate(), 0);
 }
 
 }  // namespace

@@ -20,16 +20,6 @@ namespace {
 
 using nlohmann::json;
 
-// One request sent byte for byte on a fresh connection; the raw response.
-std::string round_trip(int port, const std::string& request) {
-  RawConnection conn(port, deadline_in(kReplyWait));
-  EXPECT_TRUE(conn.connected());
-  EXPECT_TRUE(conn.send_all(request, deadline_in(kReplyWait)));
-  std::string response;
-  conn.read_response(&response, deadline_in(kReplyWait));
-  return response;
-}
-
 // `method path` with exactly the header lines given (each ending in CRLF)
 // and `body` with its Content-Length.
 std::string request_with(const std::string& method, const std::string& path,
@@ -76,14 +66,6 @@ std::string form_post_headers(int port) {
 
 std::string host_line(const std::string& authority) { return "Host: " + authority + "\r\n"; }
 
-void expect_refusal(const std::string& response, int status, const std::string& code) {
-  EXPECT_EQ(status_of(response), status) << response;
-  auto body = json::parse(body_of(response), nullptr, false);
-  ASSERT_TRUE(body.is_object()) << response;
-  EXPECT_EQ(body.value("code", ""), code) << response;
-  EXPECT_FALSE(body.value("error", "").empty()) << response;
-}
-
 constexpr char kReleaseBody[] = R"({"note":"x","execution_stopped":true})";
 
 class CrossSiteTest : public ServerTest {
@@ -110,7 +92,7 @@ TEST_F(CrossSiteTest, ANoCorsFetchFromAnotherSiteIsRefusedAndReleasesNothing) {
       server().port(), request_with("POST", "/v1/holds/" + hold + "/release",
                                     no_cors_fetch_headers(server().port()), kReleaseBody));
 
-  expect_refusal(response, 403, "cross_origin");
+  expect_error_response(response, 403, "cross_origin");
   EXPECT_TRUE(hold_open(hold));
   EXPECT_EQ(client().event_count(), before);
 }
@@ -126,8 +108,8 @@ TEST_F(CrossSiteTest, AFormPostFromAnotherSiteIsRefusedAndCancelsNothing) {
       round_trip(server().port(),
                  request_with("POST", "/v1/jobs/j1/rerun", form_post_headers(server().port())));
 
-  expect_refusal(response, 403, "cross_origin");
-  expect_refusal(empty_form, 403, "cross_origin");
+  expect_error_response(response, 403, "cross_origin");
+  expect_error_response(empty_form, 403, "cross_origin");
   const json job = job_view(client(), "j1");
   EXPECT_EQ(job.value("state", ""), "QUEUED");
   EXPECT_FALSE(job.value("cancel_requested", true));
@@ -146,8 +128,8 @@ TEST_F(CrossSiteTest, AReboundHostIsRefusedBeforeAnythingElse) {
   const std::string read = round_trip(
       server().port(), request_with("GET", "/v1/holds", host_line("evil.example:" + port_text())));
 
-  expect_refusal(response, 421, "misdirected_request");
-  expect_refusal(read, 421, "misdirected_request");
+  expect_error_response(response, 421, "misdirected_request");
+  expect_error_response(read, 421, "misdirected_request");
   EXPECT_TRUE(hold_open(hold));
 }
 
@@ -160,9 +142,10 @@ TEST_F(CrossSiteTest, LoopbackNamesAndTheListenAddressAreServed) {
   }
   for (const std::string host :
        {"127.evil.example", "localhost.evil.example", "10.0.0.1", "[::2]"}) {
-    expect_refusal(round_trip(server().port(), request_with("GET", "/v1/health",
-                                                            host_line(host + ":" + port_text()))),
-                   421, "misdirected_request");
+    expect_error_response(
+        round_trip(server().port(),
+                   request_with("GET", "/v1/health", host_line(host + ":" + port_text()))),
+        421, "misdirected_request");
   }
 }
 
@@ -172,14 +155,14 @@ TEST_F(CrossSiteTest, ABodyThatIsNotJsonIs415AndChangesNothing) {
   for (const std::string type :
        {"text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
         "multipart/form-data", "application/jsonp", "application/json-seq"}) {
-    expect_refusal(
+    expect_error_response(
         round_trip(server().port(),
                    request_with("POST", "/v1/jobs", host + "Content-Type: " + type + "\r\n", job)),
         415, "unsupported_media_type");
   }
   // A Blob body with no type: the browser sends no Content-Type at all.
-  expect_refusal(round_trip(server().port(), request_with("POST", "/v1/jobs", host, job)), 415,
-                 "unsupported_media_type");
+  expect_error_response(round_trip(server().port(), request_with("POST", "/v1/jobs", host, job)),
+                        415, "unsupported_media_type");
   EXPECT_EQ(client().event_count(), 0u);
 }
 
@@ -216,10 +199,11 @@ TEST_F(CrossSiteTest, AnyOtherOriginIsRefusedReadsIncluded) {
   for (const std::string& origin : std::vector<std::string>{
            "null", "http://evil.example", "http://127.0.0.1:1", "https://" + authority,
            "http://localhost:" + port_text(), "http://" + authority + ".evil.example"}) {
-    expect_refusal(round_trip(server().port(),
-                              request_with("GET", "/v1/jobs",
-                                           host_line(authority) + "Origin: " + origin + "\r\n")),
-                   403, "cross_origin");
+    expect_error_response(
+        round_trip(
+            server().port(),
+            request_with("GET", "/v1/jobs", host_line(authority) + "Origin: " + origin + "\r\n")),
+        403, "cross_origin");
   }
 }
 
@@ -246,7 +230,7 @@ TEST_F(CrossSiteWithAuthTest, AnyHostIsServedToATokenButNotAnotherOrigin) {
                                                    token + "Origin: http://evil.example\r\n"));
 
   EXPECT_EQ(status_of(served), 200) << served;
-  expect_refusal(refused, 403, "cross_origin");
+  expect_error_response(refused, 403, "cross_origin");
 }
 
 }  // namespace

@@ -12,6 +12,9 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
 namespace runledger::testing {
 namespace {
 
@@ -158,6 +161,23 @@ int status_of(const std::string& response) {
 std::string body_of(const std::string& response) {
   auto head_end = response.find("\r\n\r\n");
   return head_end == std::string::npos ? "" : response.substr(head_end + 4);
+}
+
+std::string round_trip(int port, const std::string& request) {
+  RawConnection conn(port, deadline_in(kReplyWait));
+  EXPECT_TRUE(conn.connected());
+  EXPECT_TRUE(conn.send_all(request, deadline_in(kReplyWait)));
+  std::string response;
+  conn.read_response(&response, deadline_in(kReplyWait));
+  return response;
+}
+
+void expect_error_response(const std::string& response, int status, const std::string& code) {
+  EXPECT_EQ(status_of(response), status) << response;
+  auto body = nlohmann::json::parse(body_of(response), nullptr, false);
+  ASSERT_TRUE(body.is_object()) << response;
+  EXPECT_EQ(body.value("code", ""), code) << response;
+  EXPECT_FALSE(body.value("error", "").empty()) << response;
 }
 
 std::string request_head(const std::string& method, const std::string& path,

@@ -75,6 +75,12 @@ bool response_complete(const std::string& bytes);
 int status_of(const std::string& response);
 // The body of a raw response with a Content-Length ("" when none).
 std::string body_of(const std::string& response);
+// Sends `request` byte for byte on a fresh connection to 127.0.0.1:port and
+// returns the whole response ("" when none came within kReplyWait).
+std::string round_trip(int port, const std::string& request);
+// Checks a raw response against the error contract: the status, a JSON
+// body with the stable `code` and a non-empty `error` sentence.
+void expect_error_response(const std::string& response, int status, const std::string& code);
 // A raw request head ending in the blank line.
 std::string request_head(const std::string& method, const std::string& path,
                          const std::string& extra_headers = "");

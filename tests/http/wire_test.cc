@@ -41,24 +41,6 @@ RawConnection::ReadEnd read_head(RawConnection& conn, std::string* received) {
   });
 }
 
-// Sends `request` on a fresh connection and returns the whole response.
-std::string exchange(int port, const std::string& request) {
-  RawConnection conn(port, deadline_in(kReplyWait));
-  EXPECT_TRUE(conn.connected());
-  EXPECT_TRUE(conn.send_all(request, deadline_in(kReplyWait)));
-  std::string response;
-  conn.read_response(&response, deadline_in(kReplyWait));
-  return response;
-}
-
-void expect_error(const std::string& response, int status, const std::string& code) {
-  EXPECT_EQ(status_of(response), status) << response;
-  auto body = nlohmann::json::parse(body_of(response), nullptr, false);
-  ASSERT_TRUE(body.is_object()) << response;
-  EXPECT_EQ(body.value("code", ""), code) << response;
-  EXPECT_FALSE(body.value("error", "").empty()) << response;
-}
-
 using WireTest = ServerTest;
 
 TEST_F(WireTest, PipelinedRequestsAreAnsweredInOrder) {
@@ -220,14 +202,15 @@ TEST_F(WireTest, AnIdleKeepAliveConnectionIsClosedAfterTheKeepAliveTimeout) {
 }
 
 TEST_F(WireTest, ATooLongRequestTargetIs414) {
-  expect_error(exchange(server().port(), request_head("GET", "/v1/jobs/" + std::string(9000, 'a'))),
-               414, "uri_too_long");
+  expect_error_response(
+      round_trip(server().port(), request_head("GET", "/v1/jobs/" + std::string(9000, 'a'))), 414,
+      "uri_too_long");
 }
 
 // A line longer than the server's first input buffer (4 KiB) but within the
 // limits is read whole: the buffer grows for it.
 TEST_F(WireTest, AHeaderLineOfTwelveKibibytesIsServed) {
-  const std::string response = exchange(
+  const std::string response = round_trip(
       server().port(),
       request_head("GET", "/v1/health", "X-Long: " + std::string(12 * 1024, 'l') + "\r\n"));
   EXPECT_EQ(status_of(response), 200) << response;
@@ -237,25 +220,27 @@ TEST_F(WireTest, TooManyHeaderBytesAre431) {
   std::string headers;
   for (int i = 0; i < 40; ++i)
     headers += "X-Filler-" + std::to_string(i) + ": " + std::string(500, 'f') + "\r\n";
-  expect_error(exchange(server().port(), request_head("GET", "/v1/health", headers)), 431,
-               "headers_too_large");
+  expect_error_response(round_trip(server().port(), request_head("GET", "/v1/health", headers)),
+                        431, "headers_too_large");
 }
 
 TEST_F(WireTest, AnUnknownTransferCodingIs501) {
-  expect_error(exchange(server().port(),
-                        request_head("POST", "/v1/jobs", "Transfer-Encoding: gzip\r\n") + "x"),
-               501, "not_implemented");
+  expect_error_response(
+      round_trip(server().port(),
+                 request_head("POST", "/v1/jobs", "Transfer-Encoding: gzip\r\n") + "x"),
+      501, "not_implemented");
 }
 
 TEST_F(WireTest, AnotherHttpVersionIs505) {
-  expect_error(exchange(server().port(), "GET /v1/health HTTP/2.0\r\n\r\n"), 505,
-               "http_version_not_supported");
+  expect_error_response(round_trip(server().port(), "GET /v1/health HTTP/2.0\r\n\r\n"), 505,
+                        "http_version_not_supported");
 }
 
 TEST_F(WireTest, AMalformedRequestLineIs400AndNothingChanges) {
-  expect_error(exchange(server().port(), "POST /v1/jobs\r\n\r\n"), 400, "bad_request");
-  expect_error(exchange(server().port(), "GET /v1/health HTTP/1.1\r\nBad Header\r\n\r\n"), 400,
-               "bad_request");
+  expect_error_response(round_trip(server().port(), "POST /v1/jobs\r\n\r\n"), 400, "bad_request");
+  expect_error_response(
+      round_trip(server().port(), "GET /v1/health HTTP/1.1\r\nBad Header\r\n\r\n"), 400,
+      "bad_request");
   auto health = client().get("/v1/health");
   ASSERT_TRUE(IsStatus(health, 200));
   EXPECT_EQ(health.json.value("last_seq", -1), 0) << health.body;
