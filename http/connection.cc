@@ -172,6 +172,7 @@ void Connection::dispatch() {
   api_.method = head_only_ ? "GET" : in.method;
   read_target(in.target, api_);
   api_.body = std::move(in.body);
+  if (auto refused = check_host_fields(in)) return send(std::move(*refused));
   if (auto refused = refuse_cross_site(in.headers, in.method, api_.body.size(), ctx_.site)) {
     return send(std::move(*refused));
   }

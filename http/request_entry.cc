@@ -24,6 +24,29 @@ bool health_path(std::string_view path) {
 
 }  // namespace
 
+std::optional<Reply> check_host_fields(ParsedRequest& in) {
+  std::string* host = nullptr;
+  for (auto& [name, value] : in.headers) {
+    if (!iequals(name, "Host")) continue;
+    if (host != nullptr) {
+      return Reply::error(400, "bad_request", "a request carries at most one Host field");
+    }
+    host = &value;
+  }
+  if (!in.authority.empty()) {
+    if (host != nullptr) {
+      *host = in.authority;
+    } else {
+      in.headers.emplace_back("Host", in.authority);
+    }
+    return std::nullopt;
+  }
+  if (host == nullptr && in.version_minor == 1) {
+    return Reply::error(400, "bad_request", "an HTTP/1.1 request must carry a Host field");
+  }
+  return std::nullopt;
+}
+
 void read_target(std::string_view target, ApiRequest& a) {
   const size_t query_at = target.find('?');
   a.path = target.substr(0, query_at);

@@ -23,6 +23,11 @@ namespace runledger::http {
 inline constexpr size_t kActorBytesMax = 128;
 inline constexpr size_t kIdempotencyKeyBytesMax = 128;
 
+// The Host rules of HTTP/1.1 (RFC 9112 3.2): an HTTP/1.1 request carries
+// exactly one Host field (400 otherwise); an absolute-form target's
+// authority stands for the Host, which it replaces.
+std::optional<Reply> check_host_fields(ParsedRequest& in);
+
 // Sets a.path (raw: the router decodes each segment) and a.query (decoded).
 void read_target(std::string_view target, ApiRequest& a);
 

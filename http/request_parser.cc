@@ -37,6 +37,33 @@ int hex_digit(char c) {
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
+bool iprefix(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (lower(s[i]) != prefix[i]) return false;
+  }
+  return true;
+}
+
+// Of an absolute-form target (RFC 9112 3.2.2), "http://host[:port]/path":
+// where its authority ends (the start of its path or query), and where it
+// begins in *authority_at; 0 when it is not one (no such scheme, no host).
+size_t authority_end(std::string_view target, size_t* authority_at = nullptr) {
+  size_t at = 0;
+  if (iprefix(target, "http://")) {
+    at = 7;
+  } else if (iprefix(target, "https://")) {
+    at = 8;
+  } else {
+    return 0;
+  }
+  size_t end = at;
+  while (end < target.size() && target[end] != '/' && target[end] != '?') ++end;
+  if (end == at || target.substr(at, end - at).find('@') != std::string_view::npos) return 0;
+  if (authority_at != nullptr) *authority_at = at;
+  return end;
+}
+
 std::string_view trim_ows(std::string_view s) {
   while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
@@ -91,6 +118,7 @@ RequestParser::RequestParser(ParserLimits limits) : limits_(limits) {}
 void RequestParser::reset() {
   request_.method.clear();
   request_.target.clear();
+  request_.authority.clear();
   request_.version_minor = 1;
   for (auto& h : request_.headers) spare_headers_.push_back(std::move(h));
   request_.headers.clear();
@@ -108,6 +136,7 @@ void RequestParser::reset() {
   method_end_ = target_end_ = colon_ = 0;
   minor_ = 1;
   chunk_size_ = 0;
+  extension_bytes_ = 0;
   content_length_seen_ = false;
   content_length_ = 0;
   transfer_encoding_seen_ = false;
@@ -165,14 +194,19 @@ RequestParser::Verdict RequestParser::scan_line(std::string_view s, bool complet
       method_end_ = i;
       const size_t start = ++i;
       for (; i < s.size() && s[i] != ' '; ++i) {
-        if (i == start && s[i] != '/') return {400, "the request target must begin with '/'"};
+        if (i == start && s[i] != '/' && lower(s[i]) != 'h') {
+          return {400, "the request target must begin with '/' or http://"};
+        }
         if (i - start == limits_.target_bytes_max) {
           return {414, "the request target is too long"};
         }
         if (is_ctl(s[i])) return {400, "the request target contains a control character"};
       }
       if (i == s.size()) return complete ? kMalformed : kFine;
-      if (i == start) return {400, "the request target must begin with '/'"};
+      if (i == start) return {400, "the request target must begin with '/' or http://"};
+      if (s[start] != '/' && authority_end(s.substr(start, i - start)) == 0) {
+        return {400, "an absolute-form request target must be http:// or https:// and a host"};
+      }
       target_end_ = i;
       static constexpr std::string_view kPattern = "HTTP/d.d";
       const size_t version = ++i;
@@ -219,7 +253,8 @@ RequestParser::Verdict RequestParser::scan_line(std::string_view s, bool complet
       }
       if (i == s.size() && !complete) return kFine;
       if (i == 0) return kMalformed;
-      if (size > limits_.body_bytes_max - request_.body.size()) {
+      if (request_.body.size() + extension_bytes_ > limits_.body_bytes_max ||
+          size > limits_.body_bytes_max - request_.body.size() - extension_bytes_) {
         return {413, "the request body is too large"};
       }
       chunk_size_ = size;
@@ -301,14 +336,12 @@ size_t RequestParser::feed(const char* data, size_t n) {
       }
       case Phase::kChunkDataEnd: {
         size_t end_bytes = 0;
-        if (data[pos] == '\n') {
-          end_bytes = 1;
-        } else if (data[pos] == '\r') {
+        if (data[pos] == '\r') {
           if (pos + 1 == n) return pos;  // the LF may follow
           if (data[pos + 1] == '\n') end_bytes = 2;
         }
         if (end_bytes == 0) {
-          fail(400, "a chunk's data is not followed by a line end");
+          fail(400, "a chunk's data is not followed by CRLF");
           return pos;
         }
         pos += end_bytes;
@@ -326,7 +359,12 @@ size_t RequestParser::feed(const char* data, size_t n) {
         }
         const size_t line_bytes = static_cast<size_t>(lf - (data + pos)) + 1;
         size_t content_bytes = line_bytes - 1;
-        if (content_bytes > 0 && data[pos + content_bytes - 1] == '\r') --content_bytes;
+        if (content_bytes > 0 && data[pos + content_bytes - 1] == '\r') {
+          --content_bytes;
+        } else if (phase_ == Phase::kChunkSize || phase_ == Phase::kTrailerLine) {
+          fail(400, "a line of a chunked body must end in CRLF");
+          return pos;
+        }
         const std::string_view content(data + pos, content_bytes);
         Verdict v = check_line(content, true, line_bytes - content_bytes);
         if (v.status != 0) {
@@ -352,6 +390,17 @@ bool RequestParser::take_line(std::string_view content) {
       if (content.empty()) return true;
       request_.method.assign(content.data(), method_end_);
       request_.target.assign(content.data() + method_end_ + 1, target_end_ - method_end_ - 1);
+      request_.authority.clear();
+      if (request_.target.front() != '/') {
+        // Absolute form: the server's own name, then the origin form.
+        size_t at = 0;
+        const size_t end = authority_end(request_.target, &at);
+        request_.authority.assign(request_.target, at, end - at);
+        request_.target.erase(0, end);
+        if (request_.target.empty() || request_.target.front() == '?') {
+          request_.target.insert(0, "/");
+        }
+      }
       request_.version_minor = minor_;
       started_ = true;
       phase_ = Phase::kHeaderLine;
@@ -359,6 +408,13 @@ bool RequestParser::take_line(std::string_view content) {
     case Phase::kHeaderLine:
       return content.empty() ? finish_headers() : take_header(content);
     case Phase::kChunkSize:
+      if (const size_t semicolon = content.find(';'); semicolon != std::string_view::npos) {
+        extension_bytes_ += content.size() - semicolon;
+        if (request_.body.size() + extension_bytes_ > limits_.body_bytes_max) {
+          fail(413, "the request body is too large");
+          return false;
+        }
+      }
       if (chunk_size_ == 0) {
         phase_ = Phase::kTrailerLine;
       } else {

@@ -11,20 +11,27 @@
 //
 // What it accepts (RFC 9112, strictly where leniency would allow request
 // smuggling):
-//   - lines end in CRLF or a bare LF; empty lines before a request line are
-//     ignored (they count against header_bytes_max, so they are bounded);
+//   - lines end in CRLF or a bare LF, but for the lines of a chunked body
+//     (chunk-size lines, the line end after a chunk's data, trailer lines),
+//     which must end in CRLF: a bare LF there is where two readers of the
+//     same bytes would disagree on a body's end. Empty lines before a request
+//     line are ignored (they count against header_bytes_max, so they are
+//     bounded);
 //   - a request line METHOD SP target SP HTTP/1.x: a method of 1-20 token
 //     characters, an origin-form target (it begins with '/' and holds no
-//     space or control character; bytes >= 0x80 pass), HTTP/1.0 or HTTP/1.1
-//     (another HTTP/<d>.<d> is 505);
+//     space or control character; bytes >= 0x80 pass) or an absolute-form
+//     one (http:// or https://, an authority, then the origin form, which
+//     the request then has as its target and the authority apart),
+//     HTTP/1.0 or HTTP/1.1 (another HTTP/<d>.<d> is 505);
 //   - header lines name ":" OWS value OWS; no obs-fold, no space before the
 //     colon, no control character but tab in a value;
 //   - a body by Content-Length (digits only; repeated fields must agree) or
 //     by Transfer-Encoding: chunked (HTTP/1.1 only; no other transfer coding
 //     is implemented: 501); neither means no body. Both at once is 400.
-//   - chunks: 1-16 hex digits, optional ";extensions" (ignored), line end,
-//     data, line end; a 0 chunk, then trailer lines (ignored) up to an empty
-//     line.
+//   - chunks: 1-16 hex digits, optional ";extensions" (ignored, but their
+//     bytes count against the body limit, so that they cannot carry an
+//     unbounded body), line end, data, line end; a 0 chunk, then trailer
+//     lines (ignored) up to an empty line.
 //
 // Limits (ParserLimits) are checked as early as the bytes allow: a line that
 // cannot end within its limit fails at once, before its line end arrives; a
@@ -74,6 +81,7 @@ bool iequals(std::string_view a, std::string_view b);
 struct ParsedRequest {
   std::string method;     // as sent, e.g. "POST"
   std::string target;     // raw request target, e.g. "/v1/jobs?limit=2" (not decoded)
+  std::string authority;  // of an absolute-form target ("127.0.0.1:8080"), else empty
   int version_minor = 1;  // HTTP/1.<minor>
   HeaderList headers;
   std::string body;  // de-chunked
@@ -168,6 +176,7 @@ class RequestParser {
   int minor_ = 1;
   size_t colon_ = 0;
   uint64_t chunk_size_ = 0;
+  uint64_t extension_bytes_ = 0;  // of the chunk extensions so far: counted as body
   // What the header lines said, judged when the section is complete.
   bool content_length_seen_ = false;
   uint64_t content_length_ = 0;

@@ -17,11 +17,15 @@ namespace runledger {
 int cli_main(int argc, char** argv) {
   CLI::App app{
       "runledger: replay, audit and forensics on a runledger data folder (also while runledgerd "
-      "runs: the folder is opened read-only)"};
+      "runs: the folder is opened read-only), and the jobs, holds, connectors and live log of a "
+      "running server"};
   app.require_subcommand(1);
   std::vector<cli::Subcommand> commands = {
       cli::add_replay(app), cli::add_verify(app), cli::add_timeline(app), cli::add_events(app),
-      cli::add_export(app), cli::add_import(app), cli::add_gate(app),     cli::add_bench(app)};
+      cli::add_export(app), cli::add_import(app), cli::add_gate(app),     cli::add_bench(app),
+      cli::add_job(app),    cli::add_hold(app),   cli::add_connector(app)};
+  // Last: it describes every command registered before it.
+  commands.push_back(cli::add_completion(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -17,5 +17,13 @@ Subcommand add_export(CLI::App& root);
 Subcommand add_import(CLI::App& root);
 Subcommand add_gate(CLI::App& root);
 Subcommand add_bench(CLI::App& root);
+// Talking to a running server (tools/cli_remote.h).
+Subcommand add_job(CLI::App& root);
+Subcommand add_hold(CLI::App& root);
+Subcommand add_connector(CLI::App& root);
+// `runledger events tail`, under `events`.
+Subcommand add_events_tail(CLI::App& events);
+// `runledger completion bash|zsh`, from the commands registered on `root`.
+Subcommand add_completion(CLI::App& root);
 
 }  // namespace runledger::cli

@@ -61,6 +61,9 @@ int build_filter(const EventsOptions& o, Filter* f) {
 }
 
 int run(const EventsOptions& o) {
+  if (o.data.empty()) {
+    return fail("--data is required (for a running server: runledger events tail)", kExitUsage);
+  }
   Filter filter;
   if (int code = build_filter(o, &filter); code != kExitOk) return code;
   std::string stream;
@@ -95,7 +98,7 @@ Subcommand add_events(CLI::App& root) {
       "events",
       "Print the log as JSON Lines, one event per line in the API's event JSON, filtered by "
       "stream, type, seq range (inclusive) and recorded time range (inclusive).");
-  app->add_option("--data", o->data, "data folder")->required()->envname("RUNLEDGER_DATA");
+  app->add_option("--data", o->data, "data folder (required)")->envname("RUNLEDGER_DATA");
   app->add_option("--stream", o->stream, "only this stream, e.g. job/j1")->check(kNotEmpty);
   app->add_option("--type", o->types, "only events of this type (repeatable), e.g. JobLeased");
   app->add_option("--from-seq", o->from_seq, "first seq")->check(kSeqAtLeastOne);
@@ -103,7 +106,8 @@ Subcommand add_events(CLI::App& root) {
   app->add_option("--since", o->since, "recorded at or after this RFC 3339 time")->check(kNotEmpty);
   app->add_option("--until", o->until, "recorded at or before this RFC 3339 time")
       ->check(kNotEmpty);
-  return {app, [o] { return run(*o); }};
+  Subcommand tail = add_events_tail(*app);
+  return {app, [o, tail] { return tail.app->parsed() ? tail.run() : run(*o); }};
 }
 
 }  // namespace runledger::cli

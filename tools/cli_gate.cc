@@ -4,14 +4,13 @@
 // line; 69 when the server cannot be reached, 64 for bad arguments, 70 for
 // any other error. Scripts that are not engine workers call it before they
 // start work (domain.md section 3).
-#include <httplib.h>
-
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <regex>
 
+#include "client/client.h"
 #include "engine/state_loader.h"
 #include "tools/cli_commands.h"
 
@@ -19,36 +18,18 @@ namespace runledger::cli {
 
 namespace {
 
-constexpr const char* kDefaultServer = "http://127.0.0.1:8080";
-constexpr const char* kServerEnv = "RUNLEDGER_SERVER";
-constexpr const char* kTokenEnv = "RUNLEDGER_TOKEN";
 // A gate is one small read: a server that does not answer in this long is
 // as good as unreachable for a script waiting to start.
-constexpr time_t kConnectTimeoutS = 3;
-constexpr time_t kReadTimeoutS = 10;
+constexpr std::chrono::seconds kConnectTimeout{3};
+constexpr std::chrono::seconds kReadTimeout{10};
+constexpr char kTokenEnv[] = "RUNLEDGER_TOKEN";
 constexpr int kHttpOk = 200;
 
 struct GateOptions {
   std::string target;
-  std::string server;
   std::string data;
-  std::string token;
+  client::ClientOptions client;
 };
-
-// Percent-encodes everything but RFC 3986's unreserved characters, so a
-// target holding '/' stays one path segment.
-std::string url_encode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out += {'%', kHex[c >> 4], kHex[c & 0xF]};
-    }
-  }
-  return out;
-}
 
 std::string reason_line(const nlohmann::json& r, const std::string& target) {
   const std::string code = r.value("code", "");
@@ -86,36 +67,22 @@ int answer(const nlohmann::json& gate, const std::string& target) {
 }
 
 int ask_server(const GateOptions& o) {
-  std::string server = o.server;
-  if (server.empty()) server = std::getenv(kServerEnv) ? std::getenv(kServerEnv) : "";
-  if (server.empty()) server = kDefaultServer;
-  while (!server.empty() && server.back() == '/') server.pop_back();
-  // The client library takes scheme://host[:port] and nothing more: a path
-  // or another scheme would otherwise surface as "unreachable".
-  static const std::regex kServerUrl(
-      R"(https?://([^/:?#@\[\]]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?)");
-  if (!std::regex_match(server, kServerUrl)) {
-    return fail("--server must be http://HOST[:PORT] or https://HOST[:PORT], got '" + server + "'",
-                kExitUsage);
+  client::ClientOptions co = o.client;
+  co.connect_timeout = kConnectTimeout;
+  co.read_timeout = kReadTimeout;
+  co.tries = 1;  // a script asks again when it wants to
+  if (co.token.empty() && co.token_file.empty() && std::getenv(kTokenEnv) != nullptr) {
+    co.token = std::getenv(kTokenEnv);
   }
-  httplib::Client client(server);
-  if (!client.is_valid()) return fail("--server is not a usable URL: '" + server + "'", kExitUsage);
-  client.set_connection_timeout(kConnectTimeoutS, 0);
-  client.set_read_timeout(kReadTimeoutS, 0);
-  std::string token = o.token;
-  if (token.empty() && std::getenv(kTokenEnv)) token = std::getenv(kTokenEnv);
-  if (!token.empty()) client.set_bearer_token_auth(token.c_str());
-  auto res = client.Get(("/v1/targets/" + url_encode(o.target) + "/gate").c_str());
-  if (!res) {
-    return fail("cannot reach the server at " + server + ": " + httplib::to_string(res.error()),
-                kExitUnavailable);
+  std::unique_ptr<client::Client> c;
+  if (Status s = client::Client::open(co, &c); !s.ok()) return fail(s.message(), kExitUsage);
+  client::Response r = c->get("/v1/targets/" + client::path_segment(o.target) + "/gate");
+  if (r.status == 0) return fail(r.failure, kExitUnavailable);
+  if (r.status != kHttpOk) {
+    return fail("the server answered " + std::to_string(r.status) + ": " + r.message(),
+                kExitSoftware);
   }
-  auto body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
-  if (res->status != kHttpOk) {
-    std::string why = body.is_object() ? body.value("error", res->body) : res->body;
-    return fail("the server answered " + std::to_string(res->status) + ": " + why, kExitSoftware);
-  }
-  return answer(body, o.target);
+  return answer(r.json, o.target);
 }
 
 int read_folder(const GateOptions& o) {
@@ -148,10 +115,15 @@ Subcommand add_gate(CLI::App& root) {
       "http://127.0.0.1:8080) or reads a data folder (--data). Exit 0 yes; 76 no, printing each "
       "reason; 69 server unreachable; 64 bad arguments; 70 any other error.");
   app->add_option("TARGET", o->target, "the target, e.g. a dataset or partition")->required();
-  auto* server = app->add_option("--server", o->server, "server URL");
+  auto* server = app->add_option("--server", o->client.server, "server URL");
   app->add_option("--data", o->data, "read this data folder instead of asking a server")
       ->excludes(server);
-  app->add_option("--token", o->token, "bearer token (default $RUNLEDGER_TOKEN)");
+  app->add_option("--token", o->client.token, "bearer token (default $RUNLEDGER_TOKEN)");
+  app->add_option("--token-file", o->client.token_file,
+                  "file whose first line is the bearer token (default $RUNLEDGER_TOKEN_FILE)");
+  app->add_option("--cacert", o->client.cacert, "CA certificate to trust the server's with");
+  app->add_option("--cert", o->client.cert, "client certificate (PEM), with --key");
+  app->add_option("--key", o->client.key, "the client certificate's key (PEM)");
   return {app, [o] { return run(*o); }};
 }
 

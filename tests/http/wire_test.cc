@@ -246,5 +246,30 @@ TEST_F(WireTest, AMalformedRequestLineIs400AndNothingChanges) {
   EXPECT_EQ(health.json.value("last_seq", -1), 0) << health.body;
 }
 
+// RFC 9112 3.2: an HTTP/1.1 request names its host exactly once.
+TEST_F(WireTest, AnHttp11RequestWithoutAHostOrWithTwoIs400) {
+  expect_error_response(round_trip(server().port(), "GET /v1/health HTTP/1.1\r\n\r\n"), 400,
+                        "bad_request");
+  expect_error_response(
+      round_trip(server().port(),
+                 "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n"),
+      400, "bad_request");
+  // HTTP/1.0 had no Host field.
+  EXPECT_EQ(status_of(round_trip(server().port(), "GET /v1/health HTTP/1.0\r\n\r\n")), 200);
+}
+
+// RFC 9112 3.2.2: a server takes the absolute form, and its authority is the host.
+TEST_F(WireTest, AnAbsoluteFormTargetIsServedWithItsAuthorityAsTheHost) {
+  const std::string port = std::to_string(server().port());
+  const std::string own =
+      round_trip(server().port(), "GET http://127.0.0.1:" + port +
+                                      "/v1/health HTTP/1.1\r\nHost: ignored.example\r\n\r\n");
+  const std::string rebound = round_trip(
+      server().port(), "GET http://evil.example:" + port + "/v1/health HTTP/1.1\r\n\r\n");
+
+  EXPECT_EQ(status_of(own), 200) << own;
+  expect_error_response(rebound, 421, "misdirected_request");
+}
+
 }  // namespace
 }  // namespace runledger::testing

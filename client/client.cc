@@ -1,0 +1,206 @@
+#include "client/client.h"
+
+#include <openssl/rand.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <thread>
+
+#include <httplib.h>
+
+#include "events/hash.h"
+
+namespace runledger::client {
+namespace {
+
+std::string from_env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+// A request that got no answer, or a 503 (the server could not write, or is
+// stopping): nothing was done, so it may be sent again.
+bool worth_another_try(const Response& r) { return r.status == 0 || r.status == 503; }
+
+}  // namespace
+
+std::string Response::message() const {
+  if (status == 0) return failure;
+  if (json.is_object() && json.contains("error") && json["error"].is_string()) {
+    return json["error"].get<std::string>();
+  }
+  return body.empty() ? "HTTP " + std::to_string(status) : body;
+}
+
+Status Client::open(ClientOptions o, std::unique_ptr<Client>* out) {
+  std::string server = !o.server.empty() ? o.server : from_env(kServerEnv);
+  if (server.empty()) server = kDefaultServer;
+  while (!server.empty() && server.back() == '/') server.pop_back();
+  // scheme://host[:port] and nothing more: a path or another scheme would
+  // otherwise surface later as "cannot reach".
+  static const std::regex kServerUrl(
+      R"(https?://([^/:?#@\[\]]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?)");
+  if (!std::regex_match(server, kServerUrl)) {
+    return Status::Invalid("the server must be http://HOST[:PORT] or https://HOST[:PORT], got '" +
+                           server + "'");
+  }
+  if (o.cert.empty() != o.key.empty()) {
+    return Status::Invalid("a client certificate needs both --cert and --key");
+  }
+  std::unique_ptr<Client> c(new Client());
+  const std::string token_file = !o.token_file.empty() ? o.token_file : from_env(kTokenFileEnv);
+  if (!token_file.empty()) {
+    std::ifstream in(token_file);
+    std::string line;
+    if (!in || !std::getline(in, line)) {
+      return Status::Invalid("cannot read a token from the token file " + token_file);
+    }
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) {
+      line.erase(0, 1);
+    }
+    if (line.empty()) return Status::Invalid("the token file " + token_file + " holds no token");
+    c->token_ = line;
+  } else {
+    c->token_ = o.token;
+  }
+  c->server_ = server;
+  c->tries_ = std::max(1, o.tries);
+  c->http_ = o.cert.empty() ? std::make_unique<httplib::Client>(server)
+                            : std::make_unique<httplib::Client>(server, o.cert, o.key);
+  if (!c->http_->is_valid()) return Status::Invalid("the server URL is not usable: " + server);
+  if (!o.cacert.empty()) c->http_->set_ca_cert_path(o.cacert.c_str());
+  c->http_->set_connection_timeout(o.connect_timeout);
+  c->http_->set_read_timeout(o.read_timeout);
+  c->http_->set_write_timeout(o.read_timeout);
+  c->http_->set_keep_alive(true);
+  if (!c->token_.empty()) c->http_->set_bearer_token_auth(c->token_.c_str());
+  *out = std::move(c);
+  return Status::Ok();
+}
+
+Client::~Client() = default;
+
+Response Client::once(const std::string& method, const std::string& path, const std::string& body,
+                      const std::string& key) {
+  httplib::Request req;
+  req.method = method;
+  req.path = path;
+  if (!key.empty()) req.headers.emplace("Idempotency-Key", key);
+  if (method != "GET") {
+    req.body = body;
+    req.headers.emplace("Content-Type", "application/json");
+  }
+  Response r;
+  httplib::Result res = http_->send(req);
+  if (!res) {
+    r.failure = "cannot reach the server at " + server_ + ": " + httplib::to_string(res.error());
+    return r;
+  }
+  r.status = res->status;
+  r.body = res->body;
+  r.json = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  return r;
+}
+
+Response Client::get(const std::string& path) { return retried("GET", path, "", ""); }
+
+Response Client::send(const std::string& method, const std::string& path,
+                      const nlohmann::json& body, std::string key) {
+  if (key.empty()) key = new_idempotency_key();
+  return retried(method, path, body.is_null() ? "" : body.dump(), key);
+}
+
+Response Client::retried(const std::string& method, const std::string& path,
+                         const std::string& body, const std::string& key) {
+  std::chrono::milliseconds wait = kRetryFirstWait;
+  std::minstd_rand jitter(std::random_device{}());
+  for (int attempt = 1;; ++attempt) {
+    Response r = once(method, path, body, key);
+    if (!worth_another_try(r) || attempt >= tries_) return r;
+    const auto spread = static_cast<unsigned>(wait.count() / 2 + 1);
+    std::this_thread::sleep_for(wait + std::chrono::milliseconds(jitter() % spread));
+    wait = std::min(wait * 2, kRetryWaitMax);
+  }
+}
+
+Response Client::stream(const std::string& path, const std::string& last_event_id,
+                        const std::function<bool(const Message&)>& on_message) {
+  httplib::Headers headers;
+  if (!last_event_id.empty()) headers.emplace("Last-Event-ID", last_event_id);
+  Response r;
+  std::string pending;
+  bool stopped = false;
+  httplib::Result res = http_->Get(
+      path, headers,
+      [&](const httplib::Response& head) {
+        r.status = head.status;
+        return true;
+      },
+      [&](const char* data, size_t n) {
+        if (r.status != 200) {
+          r.body.append(data, n);
+          return true;
+        }
+        pending.append(data, n);
+        // A message ends at an empty line; its fields are "name: value" lines.
+        for (size_t end; (end = pending.find("\n\n")) != std::string::npos;) {
+          Message m;
+          std::string_view block(pending.data(), end);
+          bool any = false;
+          while (!block.empty()) {
+            const size_t nl = block.find('\n');
+            std::string_view line = block.substr(0, nl);
+            block = nl == std::string_view::npos ? std::string_view() : block.substr(nl + 1);
+            if (line.empty() || line.front() == ':') continue;  // a comment: keep-alive
+            const size_t colon = line.find(':');
+            std::string_view name = line.substr(0, colon);
+            std::string_view value =
+                colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
+            if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+            any = true;
+            if (name == "id") m.id.assign(value);
+            if (name == "event") m.event.assign(value);
+            if (name == "data") {
+              if (!m.data.empty()) m.data.push_back('\n');
+              m.data.append(value);
+            }
+          }
+          pending.erase(0, end + 2);
+          if (any && !on_message(m)) {
+            stopped = true;
+            return false;
+          }
+        }
+        return true;
+      });
+  if (!res && !stopped && r.status == 0) {
+    r.failure = "cannot reach the server at " + server_ + ": " + httplib::to_string(res.error());
+  }
+  if (r.status != 200) r.json = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  return r;
+}
+
+std::string new_idempotency_key() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("no randomness available");
+  return to_hex(bytes, sizeof bytes);
+}
+
+std::string path_segment(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += {'%', kHex[c >> 4], kHex[c & 0xF]};
+    }
+  }
+  return out;
+}
+
+}  // namespace runledger::client
