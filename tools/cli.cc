@@ -21,9 +21,9 @@ int cli_main(int argc, char** argv) {
       "running server"};
   app.require_subcommand(1);
   std::vector<cli::Subcommand> commands = {
-      cli::add_replay(app), cli::add_verify(app), cli::add_timeline(app), cli::add_events(app),
-      cli::add_export(app), cli::add_import(app), cli::add_gate(app),     cli::add_bench(app),
-      cli::add_job(app),    cli::add_hold(app),   cli::add_connector(app)};
+      cli::add_replay(app), cli::add_verify(app), cli::add_timeline(app),  cli::add_events(app),
+      cli::add_export(app), cli::add_import(app), cli::add_gate(app),      cli::add_bench(app),
+      cli::add_job(app),    cli::add_hold(app),   cli::add_connector(app), cli::add_work(app)};
   // Last: it describes every command registered before it.
   commands.push_back(cli::add_completion(app));
   try {

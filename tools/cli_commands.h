@@ -21,6 +21,8 @@ Subcommand add_bench(CLI::App& root);
 Subcommand add_job(CLI::App& root);
 Subcommand add_hold(CLI::App& root);
 Subcommand add_connector(CLI::App& root);
+// `runledger work` (worker/runner.h).
+Subcommand add_work(CLI::App& root);
 // `runledger events tail`, under `events`.
 Subcommand add_events_tail(CLI::App& events);
 // `runledger completion bash|zsh`, from the commands registered on `root`.

@@ -1,0 +1,52 @@
+// The runner of `runledger work` (docs/worker.md): claims jobs of its kinds,
+// runs each pending step's command as a child process, heartbeats the
+// lease, maps each step's end to the worker protocol and the attempt's end
+// to its exit code.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "client/client.h"
+
+namespace runledger::worker {
+
+// Exit codes (docs/worker.md "Exit codes").
+inline constexpr int kExitSucceeded = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitCancelled = 3;
+inline constexpr int kExitStale = 4;
+inline constexpr int kExitUsage = 64;
+inline constexpr int kExitUnreachable = 69;
+inline constexpr int kExitInternal = 70;
+inline constexpr int kExitTryLater = 75;
+inline constexpr int kExitConfig = 78;
+
+struct WorkOptions {
+  client::ClientOptions client;
+  std::vector<std::string> kinds;
+  std::string worker;  // empty: <hostname>/<pid>
+  bool once = false;
+  int lease_s = 30;
+  int wait_s = 20;
+  std::string state_dir;  // empty: $STATE_DIRECTORY, else .runledger-work
+  bool cancel_interrupt = false;
+  std::chrono::milliseconds grace{10'000};
+  std::chrono::milliseconds drain{20'000};
+  std::chrono::milliseconds step_timeout{0};  // 0: none
+  std::chrono::milliseconds fence_after{0};   // 0: 10 leases, at least 60 s
+  std::set<int> retryable_exits{75};
+  size_t tail_bytes = 3000;
+  bool summary_json = false;
+  std::vector<std::string> command;                  // after --, run per step
+  std::map<std::string, std::string> step_commands;  // --step NAME=CMD
+};
+
+// Runs until the work is over (one attempt with `once`, else until SIGTERM
+// or SIGINT and a drain); the exit code.
+int run_worker(const WorkOptions& options);
+
+}  // namespace runledger::worker

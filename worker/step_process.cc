@@ -1,0 +1,206 @@
+#include "worker/step_process.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace runledger::worker {
+namespace {
+
+constexpr size_t kReadChunk = 64 * 1024;
+// A line longer than this is passed on in pieces: memory stays bounded
+// whatever the child writes.
+constexpr size_t kLineBytesMax = 64 * 1024;
+
+std::vector<char*> c_strings(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  out.reserve(v.size() + 1);
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+Status StepProcess::start(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                          std::unique_ptr<StepProcess>* out) {
+  if (argv.empty()) return Status::Invalid("no command");
+  int out_pipe[2];
+  int err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
+    return Status::IoError("pipe: " + std::string(strerror(errno)));
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    return Status::IoError("pipe: " + std::string(strerror(errno)));
+  }
+  std::vector<char*> args = c_strings(argv);
+  std::vector<char*> envp = c_strings(env);
+  const pid_t pid = ::fork();
+  if (pid < 0) return Status::IoError("fork: " + std::string(strerror(errno)));
+  if (pid == 0) {
+    // The child: a session of its own, so that the whole step can be stopped.
+    ::setsid();
+    int null = ::open("/dev/null", O_RDONLY);
+    ::dup2(null, STDIN_FILENO);
+    ::dup2(out_pipe[1], STDOUT_FILENO);
+    ::dup2(err_pipe[1], STDERR_FILENO);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::execvpe(args[0], args.data(), envp.data());
+    std::fprintf(stderr, "cannot execute %s: %s\n", args[0], strerror(errno));
+    ::_exit(errno == ENOENT ? 127 : 126);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  std::unique_ptr<StepProcess> p(new StepProcess());
+  p->pid_ = pid;
+  p->fds_[0] = out_pipe[0];
+  p->fds_[1] = err_pipe[0];
+  *out = std::move(p);
+  return Status::Ok();
+}
+
+StepProcess::~StepProcess() {
+  for (int& fd : fds_) {
+    if (fd >= 0) ::close(fd);
+  }
+  if (!status_ && pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    reap(true);
+  }
+}
+
+void StepProcess::reap(bool wait) {
+  if (status_ || pid_ <= 0) return;
+  int st = 0;
+  pid_t r = ::waitpid(pid_, &st, wait ? 0 : WNOHANG);
+  if (r == pid_) status_ = st;
+}
+
+bool StepProcess::pump(std::chrono::milliseconds wait, const LineSink& on_line) {
+  pollfd p[2];
+  int n = 0;
+  int which[2];
+  for (int i = 0; i < 2; ++i) {
+    if (fds_[i] < 0) continue;
+    p[n] = {fds_[i], POLLIN, 0};
+    which[n++] = i;
+  }
+  if (n > 0) {
+    int ready = ::poll(p, static_cast<nfds_t>(n), static_cast<int>(wait.count()));
+    for (int k = 0; ready > 0 && k < n; ++k) {
+      if ((p[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      const int i = which[k];
+      char buf[kReadChunk];
+      ssize_t got = ::read(fds_[i], buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        if (!partial_[i].empty()) on_line(i + 1, partial_[i]);
+        partial_[i].clear();
+        ::close(fds_[i]);
+        fds_[i] = -1;
+        continue;
+      }
+      partial_[i].append(buf, static_cast<size_t>(got));
+      size_t start = 0;
+      for (size_t nl; (nl = partial_[i].find('\n', start)) != std::string::npos; start = nl + 1) {
+        on_line(i + 1, std::string_view(partial_[i]).substr(start, nl - start));
+      }
+      partial_[i].erase(0, start);
+      if (partial_[i].size() > kLineBytesMax) {
+        on_line(i + 1, partial_[i]);
+        partial_[i].clear();
+      }
+    }
+  } else {
+    std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(20)));
+  }
+  reap(false);
+  return status_.has_value();
+}
+
+void StepProcess::finish_output(std::chrono::milliseconds wait, const LineSink& on_line) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while ((fds_[0] >= 0 || fds_[1] >= 0) && std::chrono::steady_clock::now() < deadline) {
+    pump(std::chrono::milliseconds(20), on_line);
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (!partial_[i].empty()) on_line(i + 1, partial_[i]);
+    partial_[i].clear();
+  }
+}
+
+void StepProcess::signal_session(int signal) {
+  if (pid_ <= 0) return;
+  signalled_ = true;
+  ::kill(-pid_, signal);
+}
+
+void StepProcess::stop(std::chrono::milliseconds grace, const LineSink& on_line) {
+  signal_session(SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (!status_ && std::chrono::steady_clock::now() < deadline) {
+    pump(std::chrono::milliseconds(50), on_line);
+  }
+  if (!status_) signal_session(SIGKILL);
+  reap(true);
+}
+
+std::vector<pid_t> StepProcess::session_members() const {
+  std::vector<pid_t> members;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return members;
+  while (dirent* d = ::readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(d->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0 || pid == pid_) continue;
+    std::ifstream stat("/proc/" + std::string(d->d_name) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    // After ") ": state ppid pgrp session.
+    std::istringstream rest(text.substr(close + 2));
+    std::string state;
+    long ppid = 0, pgrp = 0, session = 0;
+    rest >> state >> ppid >> pgrp >> session;
+    if (session == pid_ && state != "Z") members.push_back(static_cast<pid_t>(pid));
+  }
+  ::closedir(proc);
+  return members;
+}
+
+int StepProcess::stop_orphans(std::chrono::milliseconds grace) {
+  std::vector<pid_t> left = session_members();
+  if (left.empty()) return 0;
+  for (pid_t p : left) ::kill(p, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (!session_members().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (pid_t p : session_members()) ::kill(p, SIGKILL);
+  return static_cast<int>(left.size());
+}
+
+std::optional<int> StepProcess::exit_code() const {
+  if (!status_ || !WIFEXITED(*status_)) return std::nullopt;
+  return WEXITSTATUS(*status_);
+}
+
+int StepProcess::killed_by() const {
+  return status_ && WIFSIGNALED(*status_) ? WTERMSIG(*status_) : 0;
+}
+
+}  // namespace runledger::worker
