@@ -1,4 +1,4 @@
-// The benchmarks of quality.md ("Speed and scale"), one workload per file:
+// The benchmarks of docs/performance.md ("Speed and scale"), one workload per file:
 //   w1            W1 on the in-process engine, many concurrent callers
 //   w1-http       W1 over HTTP with keep-alive clients (in-process or external server)
 //   replay        fold a generated log of N events from scratch (events/s)

@@ -68,7 +68,7 @@ struct EngineOptions {
   uint64_t snapshot_events_per_live_entity = 8;
   size_t batch_requests_max = 8192;   // requests per group commit
   size_t queue_requests_max = 65536;  // queued beyond this: 503, nothing done
-  // Idempotency keys are kept at least 24 h (http-api.md); an hour of margin.
+  // Idempotency keys are kept at least 24 h (docs/api.md); an hour of margin.
   int64_t idempotency_keep_s = 25 * 3600;
   int64_t idempotency_purge_every_s = 3600;
 };
@@ -125,7 +125,7 @@ class Engine {
 
   // Submits the system commands for due leases and schedule slots at now.
   void tick();
-  // Records missed schedule slots once, at start-up (domain.md 2.5).
+  // Records missed schedule slots once, at start-up (docs/domain.md 2.5).
   void record_schedule_gaps();
 
   // Waits for the idempotency purge that tick() started, if any.

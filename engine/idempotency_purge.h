@@ -1,5 +1,5 @@
 // IdempotencyPurge: drops idempotency records older than the retention
-// (http-api.md: keys are kept at least 24 hours, across restarts), so the
+// (docs/api.md: keys are kept at least 24 hours, across restarts), so the
 // idempotency column family grows with recent traffic, not with history.
 // A purge scans the whole family, so it runs on a thread of its own: the
 // sequencer and the timers never wait for it.

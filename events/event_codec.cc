@@ -208,7 +208,7 @@ namespace {
 
 // Every `X_ms` field of the schema is a point in time in ms since the epoch;
 // readers get it as `X` in RFC 3339, like `recorded_at` (e.g. ScheduleGap's
-// `from`/`to`, domain.md 2.5). 0 is the schema's "none" (a job enqueued
+// `from`/`to`, docs/domain.md 2.5). 0 is the schema's "none" (a job enqueued
 // without `not_before`, the slot of a sync started by hand): null, not 1970.
 void render_times(nlohmann::json& data, bool unset_as_null) {
   constexpr std::string_view kMsSuffix = "_ms";

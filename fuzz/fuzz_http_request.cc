@@ -1,9 +1,9 @@
 // libFuzzer target: bytes -> requests (fuzz/request_text.h) -> the route
 // handlers of a real engine (fuzz/api_under_test.h). Beyond "never crash",
-// every answer is checked against the contract of http-api.md:
+// every answer is checked against the contract of docs/api.md:
 //   - a status in 200..499 or 503 (a 500 is a handler that threw: a bug);
 //   - a JSON body (not for 204 or /metrics); an error is {"error","code",...};
-//   - a refusal (not 2xx) appended nothing; the exceptions of http-api.md:
+//   - a refusal (not 2xx) appended nothing; the exceptions of docs/api.md:
 //     a stale sync report (409) is recorded as ignored, and a start or step
 //     start refused with 409 "cancelled" records the cancellation;
 //   - the events a request appended carry the caller as their actor (the
@@ -130,7 +130,7 @@ bool cancelling_start(const RequestText& r, const Reply& reply) {
          matches(s, {"v1", "jobs", "*", "steps", "*", "start"});
 }
 
-// The refusals http-api.md lets record an event.
+// The refusals docs/api.md lets record an event.
 bool recorded_refusal(const RequestText& r, const Reply& reply) {
   return (reply.status == 409 && sync_report(r)) || cancelling_start(r, reply);
 }

@@ -2,7 +2,7 @@
 // and the RFC 3339 parser under them, on arbitrary bytes. Every reader of
 // every field either returns a value within the bounds it was given or
 // throws a FieldError naming that very field with one of the three codes of
-// http-api.md; never anything else. A time that parses formats back to a
+// docs/api.md; never anything else. A time that parses formats back to a
 // time that parses to the same instant.
 #include <cstdint>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Auth: bearer tokens with roles (tools.md "Authentication").
+// Auth: bearer tokens with roles (docs/operations.md "Authentication").
 //
 // The tokens file has one token per line: `NAME ROLE TOKEN`, where ROLE is
 // reader (GET only), worker (the job and sync worker calls, and GET) or

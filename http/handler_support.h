@@ -39,7 +39,7 @@ std::string new_id(std::string_view prefix);
 Answer prepare_command(ApiRequest& r,
                        const std::function<Request(const nlohmann::json& body)>& build);
 
-// Whether a request of this method may carry an Idempotency-Key (http-api.md:
+// Whether a request of this method may carry an Idempotency-Key (docs/api.md:
 // POST, PATCH and DELETE).
 bool keyed_method(std::string_view method);
 // `reply`, a 4xx refusal the server made before any handler ran (no such

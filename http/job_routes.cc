@@ -35,7 +35,7 @@ std::string lease_token(const JsonInput& in) {
   return t;
 }
 
-// An execution_handle as http-api.md bounds it, in every route that takes one.
+// An execution_handle as docs/api.md bounds it, in every route that takes one.
 std::optional<std::string> opt_execution_handle(const JsonInput& in) {
   auto handle = in.opt_str("execution_handle", std::numeric_limits<size_t>::max());
   if (handle && !jobs::valid_execution_handle(*handle)) {
@@ -304,7 +304,7 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
         throw FieldError{"missing_field", "exit_code",
                          "field 'exit_code' is required when observed is 'exited'"};
       }
-      // An observed exit of one step (domain.md 1.8): its output, and whether
+      // An observed exit of one step (docs/domain.md 1.8): its output, and whether
       // a failure may be retried, speak of that step only.
       if (in.has("step")) {
         c.step = in.str("step", jobs::kStepNameBytesMax);

@@ -1,7 +1,7 @@
 // ListenAddress: the server's address, taken before anything else is done.
 //
 // Why: a second server on a port in use must fail at once, saying why
-// (tools.md), not after it created its data folder, replayed its log and
+// (docs/operations.md), not after it created its data folder, replayed its log and
 // recorded missed schedule slots in it. The socket is bound here but does
 // not listen: until the server is ready a client's connection is refused,
 // as start-up accepts no request before the state is rebuilt. Server::bind()

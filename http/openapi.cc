@@ -1,5 +1,5 @@
 // The OpenAPI 3 document, built once from a table of the API's operations.
-// Bodies are described by their fields; http-api.md is the full contract.
+// Bodies are described by their fields; docs/api.md is the full contract.
 #include "http/openapi.h"
 
 #include <nlohmann/json.hpp>

@@ -108,7 +108,7 @@ std::optional<Reply> find_route(const Router& router, ApiRequest& a, const Route
       break;
   }
   // No job, connector, hold or sync has an id outside the alphabet
-  // (http-api.md), so such a path names nothing, whatever it asks: 404 before
+  // (docs/api.md), so such a path names nothing, whatever it asks: 404 before
   // any handler, which would otherwise take it for a stream name the store
   // refuses, or record a report of a sync id no sync ever had.
   const std::vector<std::string>& pattern = (*route)->segments;

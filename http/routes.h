@@ -1,4 +1,4 @@
-// Route tables of the API (http-api.md), one function per section.
+// Route tables of the API (docs/api.md), one function per section.
 #pragma once
 
 #include "engine/engine.h"

@@ -1,4 +1,4 @@
-// ServerOptions: the HTTP server's address and limits (http-api.md, Limits).
+// ServerOptions: the HTTP server's address and limits (docs/api.md, Limits).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The connector model (spec: domain.md section 2): entities, commands, the
+// The connector model (spec: docs/domain.md section 2): entities, commands, the
 // pure decider, the fold and the JSON view.
 //
 // Two independent fields: status (active, paused, error, deleting) and
@@ -101,7 +101,7 @@ struct ConnectorsState {
 
 // ---- commands ----
 // Deciders check input first (422 invalid_field naming the field), then that
-// the connector exists (404 not_found), then the conditions of domain.md 2.1
+// the connector exists (404 not_found), then the conditions of docs/domain.md 2.1
 // in its order (409 with the exact messages, extra {"state", "status",
 // "sync_status", "allowed"}; "state" is the status). Setting a field to its
 // current value records nothing.
@@ -157,7 +157,7 @@ struct ReportFailed {
   std::string sync_id;
   std::string error;
 };
-// System: process every schedule slot due at context.now_ms (domain.md 2.4).
+// System: process every schedule slot due at context.now_ms (docs/domain.md 2.4).
 // Only the latest due slot of a connector is served; earlier ones it fell
 // behind on are recorded as one ScheduleGap. New sync ids: ids->next_id("sync").
 struct RunSchedule {};
@@ -187,7 +187,7 @@ int64_t next_due_ms(const State& s);
 // the log.
 bool finished(const Connector& c);
 
-// The connector as the HTTP API shows it (http-api.md "A connector in JSON").
+// The connector as the HTTP API shows it (docs/api.md "A connector in JSON").
 nlohmann::json view(const Connector& c);
 // The reply body of GET .../documents: {"documents": [{"id","status","error"?}]},
 // sorted by id, only those with status `filter` when given.

@@ -1,4 +1,4 @@
-// The connector decider for operator commands (domain.md 2.1, 2.2): create,
+// The connector decider for operator commands (docs/domain.md 2.1, 2.2): create,
 // update, delete, start sync, abort sync. Pure: reads the state and the
 // command, returns events or a refusal. Input checks come first (422), then
 // existence (404), then the 2.1 conditions in the order of its table (409).

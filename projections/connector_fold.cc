@@ -64,7 +64,7 @@ void start_sync(ConnectorsState& s, Connector& c, const fb::SyncStarted& p, int6
   advance_past(s, c, p.slot_at_ms());
 }
 
-// Pending and running documents fail with the sync (domain.md 2.2, steps 2
+// Pending and running documents fail with the sync (docs/domain.md 2.2, steps 2
 // and 3); indexed and failed ones keep what they had.
 void abort_sync(Connector& c) {
   for (auto& [id, doc] : c.documents) {
@@ -113,7 +113,7 @@ void evolve(State& s, const fb::Event& e) {
   ConnectorsState& conns = s.connectors;
   int64_t at_ms = e.recorded_at_ms();
   c.version = e.stream_version();
-  // An ignored report is on record but changes nothing (domain.md 2.3).
+  // An ignored report is on record but changes nothing (docs/domain.md 2.3).
   if (e.payload_type() != P::SyncReportIgnored) c.updated_at_ms = at_ms;
   switch (e.payload_type()) {
     case P::ConnectorUpdated:

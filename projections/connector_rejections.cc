@@ -47,7 +47,7 @@ Decision invalid_field(std::string_view field, std::string message) {
                           {{"field", std::string(field)}});
 }
 
-// "state" is what every refused transition names (http-api.md "Errors"); a
+// "state" is what every refused transition names (docs/api.md "Errors"); a
 // connector's state is its operating state, `status`, which is also given
 // under its own name beside `sync_status`.
 Decision conflict(const Connector& c, std::string code, std::string message) {

@@ -1,4 +1,4 @@
-// The connector decider for reports from a sync loop (domain.md 2.3),
+// The connector decider for reports from a sync loop (docs/domain.md 2.3),
 // fenced by sync_id: only the connector's current running sync may change
 // it. A report from any other sync (aborted, superseded, finished, unknown)
 // is recorded as SyncReportIgnored and refused with 409 `stale_sync`; for a

@@ -1,4 +1,4 @@
-// The connector scheduler's decisions (domain.md 2.4, 2.5): what happens at a
+// The connector scheduler's decisions (docs/domain.md 2.4, 2.5): what happens at a
 // due schedule slot, and the gap recorded for slots missed while the engine
 // was down. Every event names the slot it serves (slot_at_ms), so the fold
 // moves the schedule on without reading a clock and a replay lands on the
@@ -61,7 +61,7 @@ void emit_lock_broken(Decision& d, const Connector& c, int64_t slot_ms, const Co
 }
 
 // A sync running for stale_lock_s or longer is taken as dead: its run left
-// `running` behind (domain.md 2.4, 2.5).
+// `running` behind (docs/domain.md 2.4, 2.5).
 bool lock_is_stale(const Connector& c, const Context& ctx) {
   int64_t stale_lock_s = ctx.policy != nullptr ? ctx.policy->stale_lock_s : Policy{}.stale_lock_s;
   return ctx.now_ms - c.sync_started_at_ms >= stale_lock_s * kMsPerS;

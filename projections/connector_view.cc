@@ -1,4 +1,4 @@
-// The connector as the HTTP API shows it (http-api.md "Connectors"): the
+// The connector as the HTTP API shows it (docs/api.md "Connectors"): the
 // connector object and the document list. Times are RFC 3339 strings; unset
 // values are null rather than absent, so every reply has the same keys.
 #include "events/event_codec.h"

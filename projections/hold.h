@@ -1,4 +1,4 @@
-// Holds and the start gate (spec: domain.md section 3).
+// Holds and the start gate (spec: docs/domain.md section 3).
 //
 // A hold stops automatic re-execution where an earlier execution's fate is
 // unknown. EXECUTION_STATE_UNKNOWN blocks its target (no claim hands out a
@@ -97,11 +97,11 @@ bool finished(const Hold& h);
 // The first open blocking hold on `target`, or nullptr.
 const Hold* blocking_hold(const State& s, const std::string& target);
 // {"target", "may_start", "reasons": [...], "recovery_needed": [...]}
-// (http-api.md, the gate). Reasons: one {"code": "hold"} per open blocking
+// (docs/api.md, the gate). Reasons: one {"code": "hold"} per open blocking
 // hold, {"code": "attempt_active"} when an attempt holds the target.
 nlohmann::json gate(const State& s, const std::string& target);
 
-// The hold as the HTTP API shows it (http-api.md "A hold in JSON").
+// The hold as the HTTP API shows it (docs/api.md "A hold in JSON").
 nlohmann::json view(const Hold& h);
 // Lossless internal form for snapshots and hydration; from_json throws
 // nlohmann::json::exception on a malformed object.

@@ -1,5 +1,5 @@
 // The hold deciders: placing a hold, and releasing one with evidence
-// (domain.md section 3). Pure: they read the state and the command only.
+// (docs/domain.md section 3). Pure: they read the state and the command only.
 //
 // A release is the operator's word that the earlier execution's fate is now
 // known. It is refused (and nothing changes) unless it carries the evidence

@@ -1,4 +1,4 @@
-// The start gate (domain.md section 3): may new work start on a target, and
+// The start gate (docs/domain.md section 3): may new work start on a target, and
 // every reason it may not. Scripts that are not engine workers ask it before
 // they start, so it names each cause (an open blocking hold, an attempt that
 // holds the target) rather than a bare no. Open RESULT_UNKNOWN holds do not

@@ -1,4 +1,4 @@
-// A hold as JSON: view() is the HTTP contract (http-api.md "A hold in
+// A hold as JSON: view() is the HTTP contract (docs/api.md "A hold in
 // JSON"); to_json()/from_json() are the lossless internal form that
 // snapshots and hydration store, with raw millisecond times and the stream
 // version, so from_json(to_json(h)) == h.

@@ -1,4 +1,4 @@
-// The job model (spec: domain.md section 1 and 1.8): entities, commands, the
+// The job model (spec: docs/domain.md section 1 and 1.8): entities, commands, the
 // pure decider, the fold and the JSON view.
 //
 // A job runs as attempts; each attempt has its own state machine:
@@ -62,7 +62,7 @@ inline constexpr int kMaxAttemptsMax = 100;
 inline constexpr size_t kLeaseTokenChars = 32;   // hex
 inline constexpr size_t kReasonBytesMax = 1024;  // cancel, rerun and yield reasons
 // An execution_handle is 1 to this many printable ASCII characters (0x20-0x7E),
-// wherever it is accepted (start, reattach): http-api.md "Jobs".
+// wherever it is accepted (start, reattach): docs/api.md "Jobs".
 inline constexpr size_t kExecutionHandleCharsMax = 256;
 // Reruns add attempts without end; this bounds a job's memory and view.
 inline constexpr int kAttemptsMax = 1000;
@@ -234,13 +234,13 @@ struct Reattach {
   // Fresh, for observed=running and for an observed exit of one step (the
   // attempt may run on under it); stored hashed.
   std::string lease_token;
-  // An observed exit of one step (domain.md 1.8): the step, its output (JSON
+  // An observed exit of one step (docs/domain.md 1.8): the step, its output (JSON
   // text or empty) and, for a non-zero exit, whether a retry may follow.
   std::string step = {};
   std::string output = {};
   bool retryable = false;
 };
-// The worker hands a RUNNING attempt back between steps (domain.md 1.9).
+// The worker hands a RUNNING attempt back between steps (docs/domain.md 1.9).
 struct Yield {
   std::string job_id;
   std::string lease_token;
@@ -250,7 +250,7 @@ struct Rerun {
   std::string job_id;
   std::string reason;
 };
-// System: expire every lease due at context.now_ms (domain.md 1.4).
+// System: expire every lease due at context.now_ms (docs/domain.md 1.4).
 struct ExpireLeases {};
 
 Decision decide(const State& s, const Enqueue& c, const Context& ctx);
@@ -279,7 +279,7 @@ int64_t next_due_ms(const State& s);
 // True when the latest attempt is terminal: the job may leave memory.
 bool finished(const Job& j);
 
-// The job as the HTTP API shows it (http-api.md "A job in JSON").
+// The job as the HTTP API shows it (docs/api.md "A job in JSON").
 nlohmann::json view(const State& s, const Job& j);
 // view(s, j).dump(), byte for byte (the same exception too), written without
 // building the json tree: the engine renders it for every job that finishes.

@@ -1,4 +1,4 @@
-// Deciders of cancellation (domain.md 1.6): an operator's cancel, and the
+// Deciders of cancellation (docs/domain.md 1.6): an operator's cancel, and the
 // worker's acknowledgement of it. A QUEUED attempt is cancelled at once; a
 // LEASED or RUNNING one only records the request, which the worker honours at
 // its next boundary (start, step, ack, release) or the lease expiry does.

@@ -51,7 +51,7 @@ std::vector<std::string> allowed_commands(const Attempt& a) {
       break;
   }
   // Only a requested cancel can be acknowledged, and only by a worker that
-  // holds the lease: STALE may not become CANCELLED (domain.md 1.1).
+  // holds the lease: STALE may not become CANCELLED (docs/domain.md 1.1).
   const bool held = a.state == AttemptState::kLeased || a.state == AttemptState::kRunning;
   if (a.cancel_requested && held) out.push_back(kCmdCancelAck);
   return {out.begin(), out.end()};

@@ -65,7 +65,7 @@ Decision step_not_found(const Job& j, const std::string& step);
 
 // Attempts that count against max_attempts: every one but a YIELDED one.
 int counted_attempts(const Job& j);
-// The RetryScheduled that domain.md 1.5's rule gives the latest attempt,
+// The RetryScheduled that docs/domain.md 1.5's rule gives the latest attempt,
 // which the same command ends FAILED: when the failure is retryable, no
 // cancel was requested and attempts remain; nullopt otherwise. It reuses
 // every step complete in the failed attempt. `worker` as for cancellation().
@@ -80,7 +80,7 @@ std::vector<std::string> completed_steps(const Attempt& a);
 bool any_step_started(const Attempt& a);
 
 // The AttemptCancelled event that ends the latest attempt. `worker`: the
-// worker whose command ends it (domain.md: events of worker commands carry
+// worker whose command ends it (docs/domain.md: events of worker commands carry
 // the worker id), empty for an operator's or the engine's.
 fb::AttemptCancelledT cancellation(const Job& j, std::string_view cause, std::string_view worker);
 

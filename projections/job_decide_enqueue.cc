@@ -1,5 +1,5 @@
 // Deciders that create attempts on an operator's request: enqueue (attempt 1)
-// and rerun (a new attempt after a terminal one, domain.md 1.7).
+// and rerun (a new attempt after a terminal one, docs/domain.md 1.7).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Deciders of the lease: claim, heartbeat, release and the engine's lease
-// expiry (domain.md 1.2 to 1.4). A lease holds until its expiry is recorded:
+// expiry (docs/domain.md 1.2 to 1.4). A lease holds until its expiry is recorded:
 // a heartbeat that arrives after lease_expires_at but before ExpireLeases ran
 // still extends it, since nobody else can have the target meanwhile.
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// Deciders for work whose fate is uncertain (domain.md 1.8): a worker's
+// Deciders for work whose fate is uncertain (docs/domain.md 1.8): a worker's
 // "outcome unknown" report, and reattach by a worker that lost track of an
 // execution. Neither ever launches the work again: reattach takes over the
 // running execution or records how it (or one of its steps) ended, and
@@ -111,7 +111,7 @@ Decision resolve_exited(const State& s, const Job& j, const Reattach& c) {
   return d;
 }
 
-// An observed exit of one RUNNING step (domain.md 1.8): evidence about that
+// An observed exit of one RUNNING step (docs/domain.md 1.8): evidence about that
 // step alone. Exit 0: the step is DONE and the attempt SUCCEEDED after the
 // last step, CANCELLED at this boundary when a cancel was requested, else
 // RUNNING on under the command's fresh lease. Any other code: the step and

@@ -1,4 +1,4 @@
-// Deciders of the work itself: start and the pipeline steps (domain.md 1.2,
+// Deciders of the work itself: start and the pipeline steps (docs/domain.md 1.2,
 // 1.5), including the retry a retryable step failure schedules. A requested
 // cancel is honoured at every boundary these commands cross.
 #include <fmt/format.h>

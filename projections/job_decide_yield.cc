@@ -1,4 +1,4 @@
-// The decider of yield (domain.md 1.9): a worker that is being shut down or
+// The decider of yield (docs/domain.md 1.9): a worker that is being shut down or
 // redeployed hands its RUNNING attempt back between steps. The attempt ends
 // YIELDED, costing no attempt, and the next one is QUEUED at once and reuses
 // every step that is complete, so the next worker runs no finished step again.

@@ -1,4 +1,4 @@
-// The job as the HTTP API shows it (http-api.md, "A job in JSON"). Never
+// The job as the HTTP API shows it (docs/api.md, "A job in JSON"). Never
 // shows a lease token, not even hashed: the view is read by operators.
 #include "events/event_codec.h"
 #include "projections/job_decide_common.h"

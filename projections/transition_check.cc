@@ -1,5 +1,5 @@
 // check_transition(): the dispatch on the event type, and the connector
-// (domain.md section 2) and hold (section 3) rules. The job rules are in
+// (docs/domain.md section 2) and hold (section 3) rules. The job rules are in
 // transition_check_job.cc.
 #include "projections/transition_check.h"
 

@@ -1,5 +1,5 @@
 // check_transition(): is one logged event a transition the rules of
-// domain.md allow from the state folded before it? The deciders only ever
+// docs/domain.md allow from the state folded before it? The deciders only ever
 // emit allowed transitions, so a log that holds a forbidden one was written
 // by something else (a bug, a hand, a forged import). `runledger verify`
 // calls it on every event before folding it.

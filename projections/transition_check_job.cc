@@ -1,4 +1,4 @@
-// The job rules of check_transition() (domain.md section 1): each job event
+// The job rules of check_transition() (docs/domain.md section 1): each job event
 // against the attempt it names. The attempt must be the job's latest (an
 // older one is terminal and never changes), in a state the event may leave
 // from, and the event must respect the per-target lock and the holds.
@@ -65,7 +65,7 @@ Status attempt_in(const fb::Event& e, const Job& j, const T* ev,
 using jobs::detail::find_step;
 using jobs::detail::first_in_state;
 
-// Invariant 1 of domain.md: one LEASED/RUNNING attempt per target, and no
+// Invariant 1 of docs/domain.md: one LEASED/RUNNING attempt per target, and no
 // work handed out while an EXECUTION_STATE_UNKNOWN hold blocks the target.
 Status target_free(const State& s, const fb::Event& e, const Job& j, bool holds_count) {
   auto holder = s.jobs.holder.find(j.target);
@@ -265,7 +265,7 @@ Status check_retry(const fb::Event& e, const Job& j) {
     return forbidden(e, fmt::format("attempt {} is {}: only a FAILED attempt is retried",
                                     j.latest().number, jobs::to_string(j.latest().state)));
   }
-  // Yielded attempts do not count against max_attempts (domain.md 1.9).
+  // Yielded attempts do not count against max_attempts (docs/domain.md 1.9).
   const auto counted = std::count_if(j.attempts.begin(), j.attempts.end(), [](const Attempt& a) {
     return a.state != AttemptState::kYielded;
   });

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sanitizer and fuzzing pass of CI (quality.md "Bad input"):
+# The sanitizer and fuzzing pass of CI (docs/performance.md "Bad input"):
 #  1. builds build-asan with clang, AddressSanitizer + UBSan and the libFuzzer
 #     targets of fuzz/;
 #  2. runs the core test binaries under the sanitizers (leaks included);

@@ -1,4 +1,4 @@
-// runledger bench: the benchmarks of quality.md, one sub-subcommand per
+// runledger bench: the benchmarks of docs/performance.md, one sub-subcommand per
 // workload (bench/bench.h). Prints a table, or with --json one JSON object;
 // shows a progress line on a terminal. Exits 1 when the workload's own
 // check failed (the figures of a broken run are worthless), 69 when the
@@ -212,7 +212,8 @@ Workload add_memory(CLI::App& bench) {
 Subcommand add_bench(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "bench",
-      "The benchmarks of quality.md. Each workload checks its own outcome and exits 1 when it is "
+      "The benchmarks of docs/performance.md. Each workload checks its own outcome and exits 1 "
+      "when it is "
       "wrong; figures are printed as a table, or with --json as one JSON object.");
   app->require_subcommand(1);
   auto workloads = std::make_shared<std::vector<Workload>>(

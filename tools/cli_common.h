@@ -19,7 +19,7 @@
 namespace runledger::cli {
 
 // Exit codes: 0 and 1 are answers, the rest follow sysexits.h. Stable: scripts
-// test them. 76 is the gate's "no" (domain.md section 3).
+// test them. 76 is the gate's "no" (docs/domain.md section 3).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;      // damage found, differences found, no such entity
 inline constexpr int kExitUsage = 64;        // bad arguments

@@ -3,7 +3,7 @@
 // from the data folder's state. Exit 0 yes, 76 no with each reason on its own
 // line; 69 when the server cannot be reached, 64 for bad arguments, 70 for
 // any other error. Scripts that are not engine workers call it before they
-// start work (domain.md section 3).
+// start work (docs/domain.md section 3).
 #include <cctype>
 #include <chrono>
 #include <cstdio>

@@ -47,7 +47,7 @@ void add_flags(CLI::App& app, Flags& f) {
       ->envname("RUNLEDGER_STALE_LOCK_S")
       ->check(CLI::Range(1, 365 * 24 * 3600))
       ->capture_default_str();
-  // domain.md: a lease is at least 1 s and at most 1 h; the flags choose
+  // docs/domain.md: a lease is at least 1 s and at most 1 h; the flags choose
   // within those bounds, never beyond them.
   app.add_option("--lease-default-s", f.lease_default_s, "lease length when a claim gives none")
       ->envname("RUNLEDGER_LEASE_DEFAULT_S")

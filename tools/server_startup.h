@@ -12,7 +12,7 @@ namespace runledger {
 
 // Holds the lock of a data folder that a read-only server reads, so that no
 // writable server opens the folder meanwhile and none reads it while one
-// writes (tools.md: "Two servers never share ... a data folder"). A writable
+// writes (docs/operations.md: "Two servers never share ... a data folder"). A writable
 // server needs none of this: RocksDB's own lock, on the same file, refuses a
 // second one. The CLI takes no lock: it may read while a server runs.
 class ReadOnlyFolderLock {

@@ -14,7 +14,7 @@ namespace runledger::testing {
 // or sync it is about: "StepDone job/j1 step load".
 std::string describe_command(const Command& c);
 
-// What a refused command may still record (domain.md invariant 6's
+// What a refused command may still record (docs/domain.md invariant 6's
 // exception): an ignored sync report, and the cancellation a refused start or
 // step start enforces.
 bool recorded_despite_refusal(std::string_view event_type);

@@ -1,4 +1,4 @@
-// Durable before visible (domain.md invariant 4): no reply, and no read,
+// Durable before visible (docs/domain.md invariant 4): no reply, and no read,
 // leaves the engine before the append that holds its events is acknowledged
 // by the store; and a read sent after a write sees that write.
 #include <atomic>

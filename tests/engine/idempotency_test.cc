@@ -1,4 +1,4 @@
-// Idempotency keys (http-api.md "Idempotency", domain.md invariant 7): the
+// Idempotency keys (docs/api.md "Idempotency", docs/domain.md invariant 7): the
 // same key with the same request repeats the first reply and acts once; with
 // another request it is a 409; a 4xx first reply is kept, a 5xx is not; keys
 // outlive a restart.

@@ -1,4 +1,4 @@
-// Lease expiry (domain.md 1.4): the engine records an expired lease as an
+// Lease expiry (docs/domain.md 1.4): the engine records an expired lease as an
 // event from `system`. A LEASED attempt is queued again, a RUNNING one turns
 // STALE with an EXECUTION_STATE_UNKNOWN hold on its target. With a ManualClock
 // time moves by tick(); one test runs the real timer on the system clock.

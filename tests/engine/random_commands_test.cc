@@ -1,5 +1,5 @@
 // Property test: a random command sequence (RandomDriver) from a seed. After
-// every command the invariants of domain.md section 4 hold; every so often,
+// every command the invariants of docs/domain.md section 4 hold; every so often,
 // and at the end, the engine's memory equals a fresh replay of the log; at the
 // end every live entity's view equals the one a full replay shows, every
 // finished one's stored view equals its replayed view, and a restart changes

@@ -11,7 +11,7 @@
 // 409). With `fault_percent`, that share of commands meets a failed write.
 //
 // After every command it checks what must hold at every moment
-// (domain.md section 4): no 5xx but the 503 of a failed write (which leaves
+// (docs/domain.md section 4): no 5xx but the 503 of a failed write (which leaves
 // nothing in the log), invariant 1 (one LEASED/RUNNING attempt per
 // target, holder index exact), invariant 2 (a terminal attempt never
 // changes, attempt numbers are 1..n), invariant 6 (a refusal records nothing

@@ -1,4 +1,4 @@
-// Restart and replay (domain.md invariant 3): shutdown writes a snapshot and
+// Restart and replay (docs/domain.md invariant 3): shutdown writes a snapshot and
 // a restart from it restores every view and index; a restart that has to fold
 // a snapshot plus a tail of the log equals a full replay from the first event.
 #include <functional>

@@ -5,7 +5,7 @@
 // started), reports documents, succeeds or fails, and learns of an abort
 // from its next progress report; a loop that lost its sync reports with the
 // old sync id now and then, which must be refused and recorded as ignored.
-// Every answer domain.md 2.1 to 2.3 spells out is checked, messages included.
+// Every answer docs/domain.md 2.1 to 2.3 spells out is checked, messages included.
 #pragma once
 
 #include <map>

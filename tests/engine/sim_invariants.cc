@@ -156,7 +156,7 @@ size_t code_points(std::string_view text) {
   return n;
 }
 
-// "connector fields": domain.md section 2's field rules.
+// "connector fields": docs/domain.md section 2's field rules.
 std::string connector_violation(const State& s, const connectors::Connector& c) {
   using connectors::Status;
   std::string out;

@@ -1,5 +1,5 @@
 // InvariantChecker: what must hold in the engine's State at every moment
-// (domain.md section 4, and the rules of sections 1 to 3 that section 4
+// (docs/domain.md section 4, and the rules of sections 1 to 3 that section 4
 // leans on), checked by the simulation after every step. Each violation is
 // named after the rule it breaks, so a failure says which promise failed:
 //

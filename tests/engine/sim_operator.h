@@ -2,7 +2,7 @@
 // jobs (kinds, targets, plans, priorities, earliest starts), cancels them,
 // asks for reruns of finished ones, places holds and releases them with the
 // evidence section 3 asks for (and now and then without it). Where
-// domain.md says exactly what a command must answer, it checks the answer.
+// docs/domain.md says exactly what a command must answer, it checks the answer.
 #pragma once
 
 #include <string>

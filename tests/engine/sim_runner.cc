@@ -42,7 +42,7 @@ constexpr int kTicksPerFireMax = 8;
 constexpr int kDueInstantsPerAdvanceMax = 100'000;
 constexpr size_t kKeyedKept = 256;
 constexpr int kOtherRequestPercent = 20;
-// How long a key is promised to be kept (http-api.md); older ones may be purged.
+// How long a key is promised to be kept (docs/api.md); older ones may be purged.
 constexpr int64_t kKeyKeptMs = 24 * 3'600'000;
 
 const std::set<std::string> kRestartDrops = {"connectors", "connector_indexes", "last_seq",

@@ -1,4 +1,4 @@
-// Simulation: the deterministic simulation of the engine (quality.md,
+// Simulation: the deterministic simulation of the engine (docs/performance.md,
 // Reliability). One seed drives everything: which actor acts (workers,
 // operators, connector sync loops), what it sends, how far the clock jumps,
 // when a write fails and when the engine restarts. The simulation is also
@@ -25,7 +25,7 @@
 //                current lease is never accepted
 //   claim        a claim hands out exactly the best ready job: priority, then
 //                enqueue order, kind, not_before, target free, not blocked
-// plus what the actors check against domain.md's tables.
+// plus what the actors check against docs/domain.md's tables.
 //
 // A failure names the seed and the step; the same seed replays it exactly.
 #pragma once

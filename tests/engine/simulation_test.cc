@@ -1,7 +1,7 @@
-// Deterministic simulation of the engine (quality.md, Reliability): random
+// Deterministic simulation of the engine (docs/performance.md, Reliability): random
 // workers, operators and connector sync loops drive the engine from a seed,
 // with crashes, skipped heartbeats, lease expiries, clock jumps, failed
-// writes and restarts; after every command the invariants of domain.md
+// writes and restarts; after every command the invariants of docs/domain.md
 // section 4 hold and memory equals fold(log). See sim_runner.h for the
 // checks.
 //

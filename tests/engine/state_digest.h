@@ -2,7 +2,7 @@
 // their lossless form and as the API shows them, every index, the seq and
 // hash it covers) as one JSON value, so two states compare with == and a
 // difference prints as a JSON patch. Also the invariant checks that read a
-// State (domain.md section 4).
+// State (docs/domain.md section 4).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// A failed write (domain.md invariants 3 and 5, DESIGN "the write path"): the
+// A failed write (docs/domain.md invariants 3 and 5, DESIGN "the write path"): the
 // commands of the failed batch get 503 and leave nothing in the log, the
 // engine rebuilds its state from the log (no half-applied command stays in
 // memory), takes writes again, and its state equals a replay of the log.

@@ -1,5 +1,5 @@
 // The checks the crash test runs on the log a restarted server serves
-// (quality.md "Reliability", domain.md section 4): the log is gapless and
+// (docs/performance.md "Reliability", docs/domain.md section 4): the log is gapless and
 // kept what it held before the kill; every command wrote all its events or
 // none; every acknowledged command is there, at the version its reply named.
 // Pure functions of the events and the clients' records: each appends one

@@ -6,7 +6,7 @@
 // Every command carries its own Idempotency-Key. A command that got no
 // answer (the server died under it) has an unknown outcome: the client sends
 // it again, byte for byte, when the server is back, and the reply tells it
-// what happened (http-api.md "Idempotency": the first reply, repeated, or
+// what happened (docs/api.md "Idempotency": the first reply, repeated, or
 // the command executed now). The client then continues from what that reply
 // shows, never from what it hoped.
 //

@@ -1,4 +1,4 @@
-// CrashDriver: the kill -9 test of quality.md "Reliability". Job workers
+// CrashDriver: the kill -9 test of docs/performance.md "Reliability". Job workers
 // (W1) and connector clients drive a real runledgerd from several threads;
 // at a moment drawn from a seeded generator the server is SIGKILLed (now and
 // then already while it starts and replays), then restarted on the same

@@ -1,4 +1,4 @@
-// The kill -9 test (quality.md "Reliability"): W1 and connector traffic
+// The kill -9 test (docs/performance.md "Reliability"): W1 and connector traffic
 // against a real runledgerd, SIGKILLed at random moments and restarted on the
 // same folder; see crash_driver.h for what each cycle checks.
 // The short form runs in CI; RUNLEDGER_CRASH_CYCLES=50 runs the full form,

@@ -1,4 +1,4 @@
-// Slow and many clients (quality.md "Bad input"): connections that dribble
+// Slow and many clients (docs/performance.md "Bad input"): connections that dribble
 // their request head one byte a second, or stop in the middle of it, held on
 // more connections than the server has HTTP threads, a connection that stops
 // reading its replies, and a burst of

@@ -8,7 +8,7 @@
 namespace runledger::testing {
 namespace {
 
-// GET /v1/events returns at most this many per page (http-api.md).
+// GET /v1/events returns at most this many per page (docs/api.md).
 constexpr int kEventsPageMax = 10000;
 constexpr time_t kConnectTimeoutS = 10;
 

@@ -1,4 +1,4 @@
-// Reading an entity as of a past event (http-api.md, Events: "GET
+// Reading an entity as of a past event (docs/api.md, Events: "GET
 // /v1/jobs/{id}?as_of=<seq> (likewise connectors and holds): the entity as it
 // was right after global event seq; 404 if it did not exist yet"), end to end
 // on a real server: for a live job and for one that has finished and left
@@ -68,7 +68,7 @@ TEST_F(AsOfTest, AJobAsOfAnEventIsTheJobRightAfterIt) {
   EXPECT_TRUE(IsError(as_of("/v1/jobs/nope", enqueued), 404, "not_found"));
 }
 
-// blocked_by is part of the view (domain.md 1.3), so a queued job as of an
+// blocked_by is part of the view (docs/domain.md 1.3), so a queued job as of an
 // event names what blocked it then: the job that held its target, or a
 // blocking hold, also when those have finished and left memory since.
 TEST_F(AsOfTest, AQueuedJobAsOfAnEventNamesWhatBlockedItThen) {

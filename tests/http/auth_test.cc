@@ -1,4 +1,4 @@
-// Authentication over HTTP (tools.md "Authentication", http-api.md 401/403):
+// Authentication over HTTP (docs/operations.md "Authentication", docs/api.md 401/403):
 // with --auth-tokens a request without a valid bearer token is 401, a role
 // that may not make the call is 403, and neither changes anything; the
 // token's name is the actor of the events its requests cause. Without

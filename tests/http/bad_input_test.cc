@@ -1,4 +1,4 @@
-// 422 on a real server (quality.md "Bad input"): missing fields, wrong
+// 422 on a real server (docs/performance.md "Bad input"): missing fields, wrong
 // types, unknown fields, out-of-range and huge numbers, bad times, unknown
 // enum values, a 10,000-step plan, free-form fields nested too deeply, lease
 // tokens of the wrong length, invalid ids and bad query parameters. Each
@@ -120,7 +120,7 @@ TEST_F(BadInputTest, WrongTypesAreNamed) {
   });
 }
 
-// http-api.md: a failed document of a report is {"id", "error"}, both
+// docs/api.md: a failed document of a report is {"id", "error"}, both
 // required. The field is named by its place in the report.
 TEST_F(BadInputTest, FailedDocumentsWithoutAnErrorAreRefusedNamingTheField) {
   const std::string sync = "/v1/connectors/c1/syncs/" + sync_id_;

@@ -1,4 +1,4 @@
-// Connectors end to end on a real server, as the tables of seed 000 (domain.md
+// Connectors end to end on a real server, as the tables of seed 000 (docs/domain.md
 // 2): manual sync and abort; sync failure vs abort; reports fenced by
 // sync_id and recorded as ignored; delete; a 1 MB last_error stored cut to
 // 500 characters; a sync left running by a restart.

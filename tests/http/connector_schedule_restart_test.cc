@@ -1,4 +1,4 @@
-// The schedule and the stale lock across a restart (domain.md 2.4, 2.5) on a
+// The schedule and the stale lock across a restart (docs/domain.md 2.4, 2.5) on a
 // real server killed with SIGKILL: slots missed while it was down are not
 // caught up but recorded as one ScheduleGap, the schedule goes on after the
 // restart, and a sync left running by the crash is superseded by the

@@ -1,4 +1,4 @@
-// The error table of http-api.md on a real server: 400, 404, 405 and 409,
+// The error table of docs/api.md on a real server: 400, 404, 405 and 409,
 // each with the JSON shape {"error", "code", ...}, and each leaving the log
 // exactly as it was (a 4xx never changes state).
 #include <string>
@@ -193,7 +193,7 @@ TEST_F(ErrorStatusTest, DuplicateConnectorIdWithTheSameBodyIs200AndAnotherBodyIs
   EXPECT_EQ(client().event_count(), before);
 }
 
-// The exact messages of domain.md 2.1 are the `error` strings.
+// The exact messages of docs/domain.md 2.1 are the `error` strings.
 TEST_F(ErrorStatusTest, ConnectorConflictsCarryTheExactMessages) {
   ASSERT_TRUE(IsStatus(client().post("/v1/connectors", {{"id", "c1"}, {"name", "Shop"}}), 201));
   auto message = [](const ApiReply& r) { return r.json.value("error", std::string()); };

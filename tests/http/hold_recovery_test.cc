@@ -1,5 +1,5 @@
 // Holds and the start gate end to end on a real server, as seed 003's
-// recovery trial (domain.md 1.8 and 3): a lost submit reply holds the
+// recovery trial (docs/domain.md 1.8 and 3): a lost submit reply holds the
 // target until an operator releases it with evidence; a restarted worker
 // reattaches with a new token and fences the old one; an operator's hold
 // blocks new work until released; a RESULT_UNKNOWN hold does not.

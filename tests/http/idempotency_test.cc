@@ -1,4 +1,4 @@
-// Idempotency-Key over HTTP (http-api.md "Idempotency"): the same request
+// Idempotency-Key over HTTP (docs/api.md "Idempotency"): the same request
 // with the same key gets the first reply again, byte for byte, and changes
 // nothing, also when that first reply was a 4xx and also after a restart;
 // the same key on another request is 409 idempotency_key_reused.

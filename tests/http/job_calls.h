@@ -15,7 +15,7 @@ namespace runledger::testing {
 // Leases in these tests are long, so that no lease expires behind a test's
 // back on a slow machine: expiry is not what they test.
 inline constexpr int kTestLeaseS = 600;
-// The default plan of domain.md 1.
+// The default plan of docs/domain.md 1.
 inline const std::vector<std::string> kDefaultPlan = {"FETCH", "VALIDATE", "LOAD", "AGGREGATE"};
 
 // POST /v1/jobs with id, kind and target, plus any `extra` fields.

@@ -1,4 +1,4 @@
-// GET /v1/jobs with its filters and its cursor (http-api.md, Jobs: "query
+// GET /v1/jobs with its filters and its cursor (docs/api.md, Jobs: "query
 // state, target, kind, limit ..., after (cursor)") and GET /v1/holds with
 // its (query target, open), end to end over entities that are live and
 // entities that finished and left memory. The finished ones are

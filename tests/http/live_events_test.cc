@@ -1,4 +1,4 @@
-// GET /v1/events/live on a real server (http-api.md "Events"): one SSE
+// GET /v1/events/live on a real server (docs/api.md "Events"): one SSE
 // event per log event with `id:` = its seq and `data:` = the event JSON;
 // a reader that reconnects with Last-Event-ID (which wins over ?after=)
 // goes on after that seq, with no gap and no duplicate; events appended

@@ -1,4 +1,4 @@
-// GET /metrics (http-api.md, Operations: "Prometheus text format: at least
+// GET /metrics (docs/api.md, Operations: "Prometheus text format: at least
 // commands by type and outcome, command latency histogram, events appended,
 // fsync batches and batch size, current jobs by state, connectors by status,
 // open holds, lease expiries"), end to end. Jobs by state count finished

@@ -1,4 +1,4 @@
-// GET /v1/openapi.json (http-api.md, Operations: "an OpenAPI 3 document of
+// GET /v1/openapi.json (docs/api.md, Operations: "an OpenAPI 3 document of
 // this API"): a document of version 3 naming the contract's paths, and the
 // 200 of a create posted again beside its 201.
 #include <string>

@@ -1,4 +1,4 @@
-// Restart under load (quality.md "Reliability", one cycle): 8 clients run
+// Restart under load (docs/performance.md "Reliability", one cycle): 8 clients run
 // W1 (enqueue, claim, start, 4 steps of start + done) against a real server
 // and record every acknowledged command; the server is SIGKILLed mid-load
 // and restarted on the same folder. Every acknowledged command's effect is

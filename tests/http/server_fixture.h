@@ -1,6 +1,6 @@
 // ServerTest: the fixture of the end-to-end HTTP tests. Each test gets its
 // own runledgerd subprocess on a fresh data folder and a client for it; the
-// test ends with SIGTERM, which must exit 0 (tools.md: "The server").
+// test ends with SIGTERM, which must exit 0 (docs/operations.md: "The server").
 #pragma once
 
 #include <cstddef>

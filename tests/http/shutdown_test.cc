@@ -1,4 +1,4 @@
-// SIGTERM under load (tools.md: "SIGINT/SIGTERM: stop accepting, finish
+// SIGTERM under load (docs/operations.md: "SIGINT/SIGTERM: stop accepting, finish
 // commands in flight, flush, exit 0"): every command that runs is answered.
 // Clients enqueue jobs as fast as they can while the server is stopped;
 // afterwards the log holds exactly the jobs whose enqueue got a 201: none

@@ -1,4 +1,4 @@
-// Socket behaviour of a real runledgerd (tools.md "The server", quality.md
+// Socket behaviour of a real runledgerd (docs/operations.md "The server", docs/performance.md
 // "Bad input"): a second server never shares a port or a data folder and
 // says why it cannot start; idle keep-alive connections and slow clients do
 // not keep others waiting; a burst of connections is answered or refused

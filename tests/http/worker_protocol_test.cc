@@ -1,4 +1,4 @@
-// The worker protocol end to end on a real server (domain.md 1): enqueue,
+// The worker protocol end to end on a real server (docs/domain.md 1): enqueue,
 // claim, heartbeat, start, steps, done; fencing by lease token; cancel at
 // a step boundary; retry and rerun as new attempts; 204 when nothing is
 // ready; one running attempt per target, the others waiting with

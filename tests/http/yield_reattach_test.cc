@@ -1,4 +1,4 @@
-// Yield (domain.md 1.9), a reattach's observed exit of one step (1.8) and the
+// Yield (docs/domain.md 1.9), a reattach's observed exit of one step (1.8) and the
 // bounds of an execution_handle, end to end on a real server: the replies,
 // the refusals that change nothing, and the worker that carries on.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Operator commands on a connector (domain.md 2.1, 2.2): every row of the
+// Operator commands on a connector (docs/domain.md 2.1, 2.2): every row of the
 // 2.1 table in its order, with the exact conflict messages, and abort from
 // every status.
 #include <gtest/gtest.h>
@@ -345,7 +345,7 @@ TEST(ConnectorDelete, ADeletingConnectorCannotBeDeletedAgain) {
 
 // ---- what every conflict carries ----
 
-// http-api.md "Errors": a refused transition carries "state", the current
+// docs/api.md "Errors": a refused transition carries "state", the current
 // state; for a connector that is its operating state, `status`.
 TEST(ConnectorConflicts, EveryConflictCarriesTheStatusAsStateBesidesAllowed) {
   Given g;

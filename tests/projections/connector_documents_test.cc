@@ -1,4 +1,4 @@
-// A connector's documents (domain.md 2.2, 2.6): statuses set by reports, and
+// A connector's documents (docs/domain.md 2.2, 2.6): statuses set by reports, and
 // an abort of a 100,000-document sync recorded as one small event that fails
 // every pending and running document.
 #include <gtest/gtest.h>

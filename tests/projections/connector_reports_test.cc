@@ -1,4 +1,4 @@
-// Reports from a sync loop (domain.md 2.3, 2.5) and the seed's two tables:
+// Reports from a sync loop (docs/domain.md 2.3, 2.5) and the seed's two tables:
 // success and failure move status, reports are fenced by sync_id, an ignored
 // report is recorded and changes nothing, last_error is cut and cleared.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The connector schedule (domain.md 2.4, 2.5): the first slot, what a due
+// The connector schedule (docs/domain.md 2.4, 2.5): the first slot, what a due
 // slot does in every state, the stale lock at exactly stale_lock_s, no
 // duplicate run, gaps instead of catch-up, and the start-up gap record.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The connector's JSON: the HTTP view exactly as http-api.md lists it, the
+// The connector's JSON: the HTTP view exactly as docs/api.md lists it, the
 // document list, the lossless snapshot form, and the state a replay of the
 // log rebuilds compared with the live one.
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The hold fold and its forms: indexes stay equal to ones rebuilt from the
 // holds themselves through any place/release sequence; folding the stored
 // bytes from scratch gives the live state; the view has exactly the fields
-// of http-api.md; to_json/from_json and adopt/evict lose nothing.
+// of docs/api.md; to_json/from_json and adopt/evict lose nothing.
 #include <gtest/gtest.h>
 
 #include "tests/projections/hold_test_support.h"

@@ -1,4 +1,4 @@
-// The start gate from holds alone (domain.md section 3): open blocking holds
+// The start gate from holds alone (docs/domain.md section 3): open blocking holds
 // say no, each named; RESULT_UNKNOWN holds do not block and are listed as
 // needing recovery; holds elsewhere do not count. The attempt_active reason
 // needs the job model: see hold_with_jobs_test.cc.

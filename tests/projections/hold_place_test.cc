@@ -1,4 +1,4 @@
-// Placing a hold (domain.md section 3; http-api.md POST /v1/holds): both
+// Placing a hold (docs/domain.md section 3; docs/api.md POST /v1/holds): both
 // kinds, what each blocks, and every refusal. The job a hold concerns is
 // given as state (a Job in memory) so these tests need only the hold model.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Releasing a hold (domain.md section 3): the evidence each kind needs, and
+// Releasing a hold (docs/domain.md section 3): the evidence each kind needs, and
 // that a release without it changes nothing. The STALE-attempt cases here
 // give the job as state and check the decision alone (its AttemptResolved is
 // folded by the job model; hold_with_jobs_test.cc runs the whole flow).

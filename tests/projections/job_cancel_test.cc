@@ -1,4 +1,4 @@
-// Cancel (domain.md 1.6): at once when QUEUED, else requested and honoured
+// Cancel (docs/domain.md 1.6): at once when QUEUED, else requested and honoured
 // at the next boundary: start, step start, step done with steps left, the
 // worker's ack, a release, or the expiry of a LEASED lease.
 #include "tests/projections/job_testing.h"

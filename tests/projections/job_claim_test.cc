@@ -1,4 +1,4 @@
-// Claim (domain.md 1.2, 1.3): which job a worker gets, in which order, and
+// Claim (docs/domain.md 1.2, 1.3): which job a worker gets, in which order, and
 // what keeps a job from being handed out (its time, its kind, its target's
 // lock, a blocking hold).
 #include "tests/projections/job_testing.h"

@@ -1,4 +1,4 @@
-// The lease (domain.md 1.2, 1.4): heartbeat, release, fencing by token, and
+// The lease (docs/domain.md 1.2, 1.4): heartbeat, release, fencing by token, and
 // the recovery table when a lease runs out, with time moved by the test.
 #include "tests/projections/job_testing.h"
 

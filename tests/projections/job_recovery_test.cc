@@ -1,4 +1,4 @@
-// Work whose fate is uncertain (domain.md 1.8): outcome-unknown reports of
+// Work whose fate is uncertain (docs/domain.md 1.8): outcome-unknown reports of
 // both kinds, reattach (running, exited, mismatch, busy target) and the
 // resolution an operator's hold release records on the job.
 #include "tests/projections/job_testing.h"

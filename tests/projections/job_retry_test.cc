@@ -1,4 +1,4 @@
-// Retry (domain.md 1.5) and rerun (1.7): new attempts that reuse what
+// Retry (docs/domain.md 1.5) and rerun (1.7): new attempts that reuse what
 // already succeeded, with a backoff for retries and none for reruns.
 #include "tests/projections/job_testing.h"
 

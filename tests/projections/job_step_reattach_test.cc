@@ -1,4 +1,4 @@
-// An observed exit of one step (domain.md 1.8): a reattach with observed
+// An observed exit of one step (docs/domain.md 1.8): a reattach with observed
 // "exited", a step and its exit code, for a RUNNING or STALE attempt whose
 // handle matches and whose step is RUNNING. Exit 0 finishes the step (and the
 // attempt after the last step, or at a requested cancel), else the attempt
@@ -151,7 +151,7 @@ TEST_F(JobStepReattach, ACancelRequestedBeforeTheLeaseRanOutEndsTheStaleAttemptC
   const std::string hold_id = job_of("j1").latest().stale_hold_id;
   Decision d = reattach_step("j1", "VALIDATE", 0);
   ASSERT_EQ(Given::types(d), (Types{"StepSucceeded", "AttemptCancelled", "HoldReleased"}));
-  EXPECT_EQ(state_of("j1"), AttemptState::kCancelled) << "STALE -> CANCELLED (domain.md 1.1)";
+  EXPECT_EQ(state_of("j1"), AttemptState::kCancelled) << "STALE -> CANCELLED (docs/domain.md 1.1)";
   EXPECT_TRUE(hold(hold_id).released);
   EXPECT_TRUE(hold(hold_id).execution_stopped);
 }

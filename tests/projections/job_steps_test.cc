@@ -1,4 +1,4 @@
-// Pipeline steps (domain.md 1.5): the plan is the order, the worker does
+// Pipeline steps (docs/domain.md 1.5): the plan is the order, the worker does
 // not choose it; outputs and errors are recorded with the step.
 #include "tests/projections/job_testing.h"
 

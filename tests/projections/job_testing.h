@@ -140,7 +140,7 @@ class JobTest : public ::testing::Test {
   Decision reattach_exited(const std::string& id, int exit_code) {
     return g.run(jobs::Reattach{id, "w2", handle(id), "exited", exit_code, std::nullopt, ""});
   }
-  // Reattach observing one step's exit (domain.md 1.8). When the attempt runs
+  // Reattach observing one step's exit (docs/domain.md 1.8). When the attempt runs
   // on, the command's fresh token becomes the worker's.
   jobs::Reattach step_exit(const std::string& id, const std::string& step, int exit_code) {
     jobs::Reattach c{id, "w2", handle(id), "exited", exit_code, std::nullopt, fresh_token()};

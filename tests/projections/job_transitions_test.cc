@@ -1,4 +1,4 @@
-// The attempt state machine of domain.md 1.1: every allowed transition, the
+// The attempt state machine of docs/domain.md 1.1: every allowed transition, the
 // forbidden pairs the spec names, and terminal states refusing everything.
 #include "tests/projections/job_testing.h"
 

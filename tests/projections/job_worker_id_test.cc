@@ -1,5 +1,5 @@
 // "Events of worker commands also carry the worker id in their data"
-// (domain.md, events): every event a worker's command appends, not only the
+// (docs/domain.md, events): every event a worker's command appends, not only the
 // step's own. The end of the attempt that a step reaches, a cancellation met
 // at a boundary, a staleness and the hold placed with it, a reattach's
 // resolution and the hold it releases all name the worker, as readers see the

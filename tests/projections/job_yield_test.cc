@@ -1,4 +1,4 @@
-// Yield (domain.md 1.9): a worker hands a RUNNING attempt back between steps.
+// Yield (docs/domain.md 1.9): a worker hands a RUNNING attempt back between steps.
 // The attempt ends YIELDED, the next is QUEUED at once with every complete
 // step reused, and it costs no attempt. Refused while a step runs, with a
 // token that is not the lease's, and in every other state; a requested

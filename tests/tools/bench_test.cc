@@ -1,5 +1,5 @@
 // runledger bench through the real binary: every workload runs at a tiny
-// size with --json, prints one JSON object with the figures of quality.md,
+// size with --json, prints one JSON object with the figures of docs/performance.md,
 // and its own correctness check passed (every job SUCCEEDED, the event
 // count as expected). No speed is asserted: the machine is shared.
 #include <algorithm>

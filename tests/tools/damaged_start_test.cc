@@ -1,4 +1,4 @@
-// tools.md, "The server": "A log that fails verification at start-up (bad
+// docs/cli.md, "The server": "A log that fails verification at start-up (bad
 // checksum, broken hash chain, gap in sequence, undecodable event) stops the
 // start with an error that names the first bad sequence number ... A flag may
 // start it read-only for forensics", and "Two servers never share a port or

@@ -148,7 +148,7 @@ TEST(ReplayCompare, CleanAfterAMixedWorkloadWhileTheEngineRuns) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("no difference at seq " + std::to_string(rig.last_seq())), std::string::npos)
       << r.err;
-  // and stdout holds the replayed state, as without --compare (tools.md:
+  // and stdout holds the replayed state, as without --compare (docs/cli.md:
   // "prints the state as JSON ... --compare also checks it")
   json state = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(state.is_object()) << r.out;

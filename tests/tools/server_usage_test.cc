@@ -1,4 +1,4 @@
-// runledgerd's command line: --help lists every flag of tools.md, each is
+// runledgerd's command line: --help lists every flag of docs/cli.md, each is
 // also read from RUNLEDGER_<NAME>, and a flag that is wrong exits 2,
 // whatever is wrong with it, before the data folder is made or opened.
 #include <filesystem>

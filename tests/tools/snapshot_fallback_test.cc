@@ -55,7 +55,7 @@ TEST(SnapshotFallback, ADamagedSnapshotIsSetAsideAndTheServerServesTheLogsState)
   // Then it says it set the snapshot aside
   EXPECT_NE(server.log().find("set the snapshot aside and folded the whole log"), std::string::npos)
       << server.log();
-  // and, as every start does (tools.md), how many events it folded and how long it took
+  // and, as every start does (docs/cli.md), how many events it folded and how long it took
   const std::regex replayed("replayed " + std::to_string(events) +
                             R"( events in [0-9.]+ s \(snapshot at seq 0\))");
   EXPECT_TRUE(std::regex_search(server.log(), replayed)) << server.log();

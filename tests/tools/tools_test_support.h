@@ -24,7 +24,7 @@
 
 namespace runledger::testing {
 
-// The CLI's exit codes for errors (sysexits.h) and gate's "no" (tools.md).
+// The CLI's exit codes for errors (sysexits.h) and gate's "no" (docs/cli.md).
 inline constexpr int kExitUsage = 64;        // bad arguments
 inline constexpr int kExitDataErr = 65;      // input that is not what it should be
 inline constexpr int kExitNoInput = 66;      // no data folder or file to read

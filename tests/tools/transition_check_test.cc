@@ -1,5 +1,5 @@
 // check_transition(): every event the deciders emit is an allowed transition
-// from the state before it, and events that break a rule of domain.md are
+// from the state before it, and events that break a rule of docs/domain.md are
 // refused with the rule they break.
 #include "projections/transition_check.h"
 

@@ -195,7 +195,7 @@ TEST(Verify, MixedWorkloadOfTheEngineIsClean) {
   EXPECT_NE(r.out.find("last seq " + std::to_string(last) + ","), std::string::npos) << r.out;
 }
 
-// Yields (domain.md 1.9) and reattaches that observe one step's exit (1.8),
+// Yields (docs/domain.md 1.9) and reattaches that observe one step's exit (1.8),
 // from a RUNNING and from a STALE attempt, as the engine writes them.
 TEST(Verify, ALogWithYieldsAndStepExitsIsClean) {
   EngineRig rig(/*snapshot_every_events=*/10);
