@@ -3,7 +3,9 @@
 #include <openssl/rand.h>
 
 #include <charconv>
+#include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "engine/idempotency.h"
 #include "http/json_depth.h"
@@ -29,7 +31,25 @@ nlohmann::json parse_body(const ApiRequest& r) {
                          "nests at most " + std::to_string(kJsonBodyDepthMax) +
                          " levels, itself the first"};
   }
-  auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  // A key given twice in one object would quietly lose one of its values
+  // (the parser keeps the last): refused, at any depth.
+  std::vector<std::set<std::string>> open_objects;
+  std::string duplicate;
+  auto watch_keys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) open_objects.emplace_back();
+    if (event == Event::object_end && !open_objects.empty()) open_objects.pop_back();
+    if (event == Event::key && !open_objects.empty() && duplicate.empty() &&
+        !open_objects.back().insert(parsed.get<std::string>()).second) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
+  auto j = nlohmann::json::parse(r.body, watch_keys, /*allow_exceptions=*/false);
+  if (!j.is_discarded() && !duplicate.empty()) {
+    throw FieldError{"duplicate_field", duplicate,
+                     "field '" + duplicate + "' is given twice in one object"};
+  }
   if (j.is_discarded()) {
     if (auto field = overflowing_number_path(r.body)) {
       throw FieldError{"invalid_field", *field,

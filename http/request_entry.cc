@@ -3,6 +3,7 @@
 #include "http/handler_support.h"
 #include "http/json_input.h"
 #include "http/path_segments.h"
+#include "http/query_parameters.h"
 #include "http/query_text.h"
 
 namespace runledger::http {
@@ -107,6 +108,7 @@ std::optional<Reply> find_route(const Router& router, ApiRequest& a, const Route
     case Router::Match::kFound:
       break;
   }
+  if (auto refused = refuse_query((*route)->method, (*route)->pattern, a)) return refused;
   // No job, connector, hold or sync has an id outside the alphabet
   // (docs/api.md), so such a path names nothing, whatever it asks: 404 before
   // any handler, which would otherwise take it for a stream name the store

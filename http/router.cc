@@ -30,6 +30,7 @@ Router::Route& Router::add_route(std::string method, std::string pattern, Handle
   Route r;
   r.may_block = may_block;
   r.method = std::move(method);
+  r.pattern = pattern;
   // Split as request paths are, but not decoded: a pattern is written plain.
   for_each_segment(pattern, [&r](std::string_view segment) {
     r.segments.emplace_back(segment);

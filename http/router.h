@@ -60,6 +60,7 @@ class Router {
   enum class Match { kFound, kNoPath, kNoMethod };
   struct Route {
     std::string method;
+    std::string pattern;  // as registered, e.g. "/v1/jobs/{id}"
     std::vector<std::string> segments;
     Handler handler;
     int literals = 0;

@@ -18,38 +18,25 @@ struct ConnectorOptions {
 };
 
 int connector_list(const ConnectorOptions& o) {
-  int code = kExitOk;
-  auto c = open_client(o.remote, &code);
-  if (!c) return code;
   std::string query;
   if (!o.status.empty()) query += "?status=" + o.status;
   if (!o.sync_status.empty()) {
     query += std::string(query.empty() ? "?" : "&") + "sync_status=" + o.sync_status;
   }
-  std::vector<std::vector<std::string>> rows;
-  const bool table = as_table(o.remote);
-  code = read_pages(
-      *c, "connector list", "/v1/connectors" + query, "connectors", o.limit, [&](const json& k) {
-        if (!table) return print_json_line(k);
-        rows.push_back({cell(k.value("id", json())), cell(k.value("name", json())),
-                        cell(k.value("status", json())), cell(k.value("sync_status", json())),
-                        cell(k.value("last_synced_at", json())),
-                        cell(k.value("last_error", json()))});
-      });
-  if (code == kExitOk && table) {
-    print_table({"ID", "NAME", "STATUS", "SYNC", "LAST_SYNCED", "LAST_ERROR"}, rows);
-  }
-  return code;
+  return print_list(o.remote, "connector list", "/v1/connectors" + query, "connectors", o.limit,
+                    {"ID", "NAME", "STATUS", "SYNC", "LAST_SYNCED", "LAST_ERROR"},
+                    [](const json& k) -> std::vector<std::string> {
+                      return {cell(k.value("id", json())),
+                              cell(k.value("name", json())),
+                              cell(k.value("status", json())),
+                              cell(k.value("sync_status", json())),
+                              cell(k.value("last_synced_at", json())),
+                              cell(k.value("last_error", json()))};
+                    });
 }
 
 int connector_show(const ConnectorOptions& o) {
-  int code = kExitOk;
-  auto c = open_client(o.remote, &code);
-  if (!c) return code;
-  client::Response r = c->get("/v1/connectors/" + client::path_segment(o.id));
-  if (int e = exit_for(r, "connector show"); e != kExitOk) return e;
-  print_entity(o.remote, r.json);
-  return kExitOk;
+  return print_one(o.remote, "connector show", "/v1/connectors/" + client::path_segment(o.id));
 }
 
 int connector_create(const ConnectorOptions& o) {

@@ -19,25 +19,20 @@ struct HoldOptions {
 };
 
 int hold_list(const HoldOptions& o) {
-  int code = kExitOk;
-  auto c = open_client(o.remote, &code);
-  if (!c) return code;
   std::string query;
   if (!o.target.empty()) query += "?target=" + client::path_segment(o.target);
   if (o.open_only) query += std::string(query.empty() ? "?" : "&") + "open=true";
-  std::vector<std::vector<std::string>> rows;
-  const bool table = as_table(o.remote);
-  code = read_pages(*c, "hold list", "/v1/holds" + query, "holds", o.limit, [&](const json& h) {
-    if (!table) return print_json_line(h);
-    rows.push_back({cell(h.value("id", json())), cell(h.value("kind", json())),
-                    cell(h.value("target", json())), cell(h.value("job", json())),
-                    h.value("released", false) ? "released" : "open",
-                    cell(h.value("placed_by", json())), cell(h.value("placed_at", json()))});
-  });
-  if (code == kExitOk && table) {
-    print_table({"ID", "KIND", "TARGET", "JOB", "STATE", "PLACED_BY", "PLACED_AT"}, rows);
-  }
-  return code;
+  return print_list(o.remote, "hold list", "/v1/holds" + query, "holds", o.limit,
+                    {"ID", "KIND", "TARGET", "JOB", "STATE", "PLACED_BY", "PLACED_AT"},
+                    [](const json& h) -> std::vector<std::string> {
+                      return {cell(h.value("id", json())),
+                              cell(h.value("kind", json())),
+                              cell(h.value("target", json())),
+                              cell(h.value("job", json())),
+                              h.value("released", false) ? "released" : "open",
+                              cell(h.value("placed_by", json())),
+                              cell(h.value("placed_at", json()))};
+                    });
 }
 
 int hold_place(const HoldOptions& o) {

@@ -31,39 +31,21 @@ std::vector<std::string> job_row(const json& j) {
 }
 
 int job_list(const JobOptions& o) {
-  int code = kExitOk;
-  auto c = open_client(o.remote, &code);
-  if (!c) return code;
   std::string query;
   for (const auto& [name, value] :
        {std::pair{"state", o.state}, {"kind", o.kind}, {"target", o.target}}) {
-    if (!value.empty())
+    if (!value.empty()) {
       query += std::string(query.empty() ? "?" : "&") + name + "=" + client::path_segment(value);
-  }
-  std::vector<std::vector<std::string>> rows;
-  const bool table = as_table(o.remote);
-  code = read_pages(*c, "job list", "/v1/jobs" + query, "jobs", o.limit, [&](const json& j) {
-    if (table) {
-      rows.push_back(job_row(j));
-    } else {
-      print_json_line(j);
     }
-  });
-  if (code == kExitOk && table) {
-    print_table({"ID", "STATE", "ATTEMPT", "KIND", "TARGET", "UPDATED"}, rows);
   }
-  return code;
+  return print_list(o.remote, "job list", "/v1/jobs" + query, "jobs", o.limit,
+                    {"ID", "STATE", "ATTEMPT", "KIND", "TARGET", "UPDATED"}, job_row);
 }
 
 int job_show(const JobOptions& o) {
-  int code = kExitOk;
-  auto c = open_client(o.remote, &code);
-  if (!c) return code;
-  client::Response r = c->get("/v1/jobs/" + client::path_segment(o.id) +
-                              (o.as_of > 0 ? "?as_of=" + std::to_string(o.as_of) : ""));
-  if (int e = exit_for(r, "job show"); e != kExitOk) return e;
-  print_entity(o.remote, r.json);
-  return kExitOk;
+  return print_one(o.remote, "job show",
+                   "/v1/jobs/" + client::path_segment(o.id) +
+                       (o.as_of > 0 ? "?as_of=" + std::to_string(o.as_of) : ""));
 }
 
 int job_enqueue(const JobOptions& o) {

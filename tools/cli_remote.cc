@@ -126,6 +126,35 @@ int read_pages(client::Client& c, const std::string& what, const std::string& pa
   return kExitOk;
 }
 
+int print_list(const RemoteOptions& o, const std::string& what, const std::string& path,
+               const std::string& items, size_t limit, const std::vector<std::string>& header,
+               const std::function<std::vector<std::string>(const nlohmann::json&)>& row) {
+  int code = kExitOk;
+  auto c = open_client(o, &code);
+  if (!c) return code;
+  std::vector<std::vector<std::string>> rows;
+  const bool table = as_table(o);
+  code = read_pages(*c, what, path, items, limit, [&](const nlohmann::json& item) {
+    if (table) {
+      rows.push_back(row(item));
+    } else {
+      print_json_line(item);
+    }
+  });
+  if (code == kExitOk && table) print_table(header, rows);
+  return code;
+}
+
+int print_one(const RemoteOptions& o, const std::string& what, const std::string& path) {
+  int code = kExitOk;
+  auto c = open_client(o, &code);
+  if (!c) return code;
+  client::Response r = c->get(path);
+  if (int e = exit_for(r, what); e != kExitOk) return e;
+  print_entity(o, r.json);
+  return kExitOk;
+}
+
 int run_chosen(const std::vector<Verb>& verbs) {
   for (const auto& v : verbs) {
     if (v.app->parsed()) return v.run();

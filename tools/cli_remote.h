@@ -58,6 +58,14 @@ int read_pages(client::Client& c, const std::string& what, const std::string& pa
                const std::string& items, size_t limit,
                const std::function<void(const nlohmann::json&)>& each);
 
+// A list verb: every page of `path` (up to `limit` items), printed as a
+// table of `header` and row(item) on a terminal, else as JSON lines.
+int print_list(const RemoteOptions& o, const std::string& what, const std::string& path,
+               const std::string& items, size_t limit, const std::vector<std::string>& header,
+               const std::function<std::vector<std::string>(const nlohmann::json&)>& row);
+// A show verb: GET `path`, printed with print_entity.
+int print_one(const RemoteOptions& o, const std::string& what, const std::string& path);
+
 // The API's largest page of a list.
 inline constexpr size_t kListPageMax = 1000;
 
