@@ -125,10 +125,15 @@ bool StepProcess::pump(std::chrono::milliseconds wait, const LineSink& on_line) 
         partial_[i].clear();
       }
     }
-  } else {
-    std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(20)));
+    reap(false);
+    return status_.has_value();
   }
-  reap(false);
+  // Both streams ended: the child is exiting, or runs on without them. It
+  // is looked at every millisecond, so that its end is reported at once.
+  const auto until = std::chrono::steady_clock::now() + wait;
+  for (reap(false); !status_ && std::chrono::steady_clock::now() < until; reap(false)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return status_.has_value();
 }
 
