@@ -359,14 +359,16 @@ size_t RequestParser::feed(const char* data, size_t n) {
         }
         const size_t line_bytes = static_cast<size_t>(lf - (data + pos)) + 1;
         size_t content_bytes = line_bytes - 1;
-        if (content_bytes > 0 && data[pos + content_bytes - 1] == '\r') {
-          --content_bytes;
-        } else if (phase_ == Phase::kChunkSize || phase_ == Phase::kTrailerLine) {
-          fail(400, "a line of a chunked body must end in CRLF");
-          return pos;
-        }
+        const bool crlf = content_bytes > 0 && data[pos + content_bytes - 1] == '\r';
+        if (crlf) --content_bytes;
         const std::string_view content(data + pos, content_bytes);
+        // The content's own checks first, as they run on a line still
+        // incomplete: the verdict must not depend on where the bytes split.
         Verdict v = check_line(content, true, line_bytes - content_bytes);
+        if (v.status == 0 && !crlf &&
+            (phase_ == Phase::kChunkSize || phase_ == Phase::kTrailerLine)) {
+          v = {400, "a line of a chunked body must end in CRLF"};
+        }
         if (v.status != 0) {
           fail(v);
           return pos;
