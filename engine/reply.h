@@ -14,6 +14,9 @@ struct Reply {
   std::string body;  // JSON text; empty for 204
   // Only for replies that are not JSON (metrics); never kept for idempotency.
   std::string content_type = "application/json";
+  // Header lines sent besides the usual ones, each "Name: value\r\n" (the
+  // console's caching and security headers); never kept for idempotency.
+  std::string headers{};
 
   static Reply json(int status, const nlohmann::json& j) {
     return Reply{status, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};

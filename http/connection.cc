@@ -12,6 +12,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "http/console.h"
 #include "http/cross_site.h"
 #include "http/handler_support.h"
 #include "http/request_entry.h"
@@ -63,32 +64,12 @@ Reply unreadable_reply(const RequestParser& p, size_t body_limit) {
   }
 }
 
-// Writes all of `text` to a socket from a thread that may wait, giving up
-// when the socket takes nothing for `timeout_ms`.
-bool write_blocking(int fd, std::string_view text, int timeout_ms) {
-  while (!text.empty()) {
-    ssize_t n = ::send(fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-      text.remove_prefix(static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      pollfd p{fd, POLLOUT, 0};
-      int ready = ::poll(&p, 1, timeout_ms);
-      if (ready > 0 && (p.revents & POLLOUT) != 0) continue;
-      if (ready < 0 && errno == EINTR) continue;
-    }
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
-Connection::Connection(ServerContext& ctx, asio::ip::tcp::socket socket, bool refuse)
+Connection::Connection(ServerContext& ctx, asio::ip::tcp::socket socket,
+                       std::shared_ptr<asio::ssl::context> tls, bool refuse)
     : ctx_(ctx),
-      socket_(std::move(socket)),
+      socket_(std::move(socket), std::move(tls)),
       timer_(socket_.get_executor()),
       refuse_(refuse),
       input_(kInputBytesFirst),
@@ -100,9 +81,13 @@ Connection::~Connection() { ctx_.connections.fetch_sub(1, std::memory_order_rela
 
 void Connection::start() {
   error_code ec;
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  socket_.lowest_layer().set_option(asio::ip::tcp::no_delay(true), ec);
+  // A TLS handshake counts as the first request's reading.
   arm(ctx_.options.read_timeout_ms);
-  read_more();
+  socket_.async_start([self = shared_from_this()](error_code start_ec) {
+    if (start_ec || self->closed_) return self->close();
+    self->read_more();
+  });
 }
 
 void Connection::read_more() {
@@ -176,6 +161,8 @@ void Connection::dispatch() {
   if (auto refused = refuse_cross_site(in.headers, in.method, api_.body.size(), ctx_.site)) {
     return send(std::move(*refused));
   }
+  // The console's files hold no data: served without a token.
+  if (ctx_.options.console && console_path(api_.path)) return serve_console();
   if (auto early = read_api_headers(in.headers, ctx_.auth.enabled() ? &ctx_.auth : nullptr, api_)) {
     return send(std::move(*early));
   }
@@ -216,6 +203,26 @@ void Connection::dispatch() {
                  });
     }
     // Last: a stop waits for this, and nothing here may touch the server after it.
+    ctx.in_flight.done();
+  });
+  if (!queued) {
+    ctx_.in_flight.done();
+    send(Reply::error(503, "overloaded", "too many requests are waiting; retry later"));
+  }
+}
+
+void Connection::serve_console() {
+  const Console& console = *ctx_.options.console;
+  if (api_.method != "GET") return send(Console::refuse_method(api_.method));
+  if (!console.reads_files()) return send(console.serve(api_.path, parser_.request().headers));
+  // Files read from a folder (--ui-dir): not on the loop.
+  if (!ctx_.in_flight.try_add()) return send(shutting_down());
+  bool queued = ctx_.pool.post([self = shared_from_this()]() mutable {
+    ServerContext& ctx = self->ctx_;
+    Reply r = ctx.options.console->serve(self->api_.path, self->parser_.request().headers);
+    auto* c = self.get();
+    asio::post(c->socket_.get_executor(),
+               [self = std::move(self), r = std::move(r)]() mutable { self->send(std::move(r)); });
     ctx.in_flight.done();
   });
   if (!queued) {
@@ -327,8 +334,13 @@ void Connection::send(Reply r) {
   // Worked out here rather than kept with the reply, so that a 405 replayed
   // under its Idempotency-Key says it too.
   std::string allow;
-  if (r.status == 405) allow = ctx_.router.allowed_methods(api_.path);
+  if (r.status == 405) {
+    allow = ctx_.options.console && console_path(api_.path)
+                ? "GET, HEAD"
+                : ctx_.router.allowed_methods(api_.path);
+  }
   h.allow = allow;
+  h.extra = r.headers;
   if (head_only_ || r.status == 204) body_.clear();
   head_.clear();
   append_response_head(head_, h);
@@ -351,47 +363,91 @@ void Connection::on_written() {
 
 void Connection::open_live_stream() {
   uint64_t after = 0;
-  if (auto refused = ctx_.live.open(api_, &after)) return send(std::move(*refused));
+  if (auto refused = ctx_.live->open(api_, &after)) return send(std::move(*refused));
+  // A stop waits for each stream to end (it sends the stream its end).
   if (!ctx_.in_flight.try_add()) {
-    ctx_.live.abandon();
+    ctx_.live->abandon();
     return send(shutting_down());
   }
-  bool queued = ctx_.pool.post([self = shared_from_this(), after]() mutable {
-    ServerContext& ctx = self->ctx_;
-    self->stream(after);
-    auto* c = self.get();
-    asio::post(c->socket_.get_executor(), [self = std::move(self)] { self->close_gracefully(); });
-    ctx.in_flight.done();
-  });
-  if (!queued) {
-    ctx_.live.abandon();
-    ctx_.in_flight.done();
-    send(Reply::error(503, "overloaded", "too many requests are waiting; retry later"));
-  }
-}
-
-void Connection::stream(uint64_t after) {
-  // On the blocking pool: the loop has nothing pending on this socket, so
-  // writing to it directly from here does not race the event loop.
-  const int fd = socket_.native_handle();
-  const int timeout_ms = ctx_.options.write_timeout_ms;
-  const std::string head =
+  streaming_ = true;
+  keep_alive_ = false;
+  static const std::string kHead =
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
       "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
-  if (!write_blocking(fd, head, timeout_ms)) {
-    ctx_.live.abandon();
-    return;
+  stream_queue_.push_back({nullptr, kHead, /*framed=*/false});
+  stream_queued_bytes_ += kHead.size();
+  write_stream();
+  watch_stream();
+  ctx_.live->add(shared_from_this(), after);
+}
+
+// A reader sends nothing more: a read that ends is the reader gone.
+void Connection::watch_stream() {
+  begin_ = end_ = 0;
+  socket_.async_read_some(asio::buffer(input_.data(), input_.size()),
+                          [self = shared_from_this()](error_code ec, size_t) {
+                            if (ec || self->closed_) return self->close();
+                            self->watch_stream();
+                          });
+}
+
+void Connection::push(std::shared_ptr<const std::string> owner, std::string_view text) {
+  if (closed_ || stream_finishing_ || text.empty()) return;
+  stream_queue_.push_back({std::move(owner), text, /*framed=*/true});
+  stream_queued_bytes_ += text.size();
+  write_stream();
+}
+
+void Connection::finish(std::string_view end_message) {
+  if (closed_ || stream_finishing_) return;
+  push(std::make_shared<const std::string>(end_message), end_message);
+  static const std::string kLastChunk = "0\r\n\r\n";
+  stream_queue_.push_back({nullptr, kLastChunk, /*framed=*/false});
+  stream_queued_bytes_ += kLastChunk.size();
+  stream_finishing_ = true;
+  write_stream();
+}
+
+void Connection::write_stream() {
+  if (stream_writing_ || closed_) return;
+  if (stream_queue_.empty()) {
+    if (!stream_finishing_) return disarm();
+    // All sent: the reader sees the end; the watching read sees it close.
+    // (Over TLS too: the last chunk ends the reply, and the read pending
+    // forbids TLS's own shutdown.)
+    error_code ec;
+    socket_.lowest_layer().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+    if (ec) return close();
+    return arm(kLingerMs);
   }
-  std::string chunk;
-  ctx_.live.run(after, [&](std::string_view text) {
-    char size[20];
-    int n = std::snprintf(size, sizeof size, "%zx\r\n", text.size());
-    chunk.assign(size, static_cast<size_t>(n));
-    chunk.append(text);
-    chunk += "\r\n";
-    return write_blocking(fd, chunk, timeout_ms);
-  });
-  write_blocking(fd, "0\r\n\r\n", timeout_ms);
+  // Several chunks in one write: each framed as a chunk of its own.
+  constexpr size_t kPiecesPerWriteMax = 32;
+  const size_t pieces = std::min(stream_queue_.size(), kPiecesPerWriteMax);
+  stream_chunk_heads_.resize(pieces);
+  stream_buffers_.clear();
+  for (size_t i = 0; i < pieces; ++i) {
+    const StreamPiece& piece = stream_queue_[i];
+    if (piece.framed) {
+      char size[24];
+      const int n = std::snprintf(size, sizeof size, "%zx\r\n", piece.text.size());
+      stream_chunk_heads_[i].assign(size, static_cast<size_t>(n));
+      stream_buffers_.push_back(asio::buffer(stream_chunk_heads_[i]));
+    }
+    stream_buffers_.push_back(asio::buffer(piece.text.data(), piece.text.size()));
+    if (piece.framed) stream_buffers_.push_back(asio::buffer("\r\n", 2));
+  }
+  stream_writing_ = true;
+  arm(ctx_.options.write_timeout_ms);
+  asio::async_write(socket_, stream_buffers_,
+                    [self = shared_from_this(), pieces](error_code ec, size_t) {
+                      self->stream_writing_ = false;
+                      if (ec || self->closed_) return self->close();
+                      for (size_t i = 0; i < pieces; ++i) {
+                        self->stream_queued_bytes_ -= self->stream_queue_.front().text.size();
+                        self->stream_queue_.pop_front();
+                      }
+                      self->write_stream();
+                    });
 }
 
 void Connection::arm(int timeout_ms) {
@@ -419,17 +475,29 @@ void Connection::wait_for_deadline() {
 void Connection::close() {
   if (closed_) return;
   closed_ = true;
+  stream_queue_.clear();
+  stream_queued_bytes_ = 0;
+  if (streaming_) {
+    streaming_ = false;
+    ctx_.in_flight.done();
+  }
   disarm();
   ++timer_generation_;
   timer_.cancel();  // the wait holds the connection: let it go now
   error_code ec;
-  socket_.close(ec);
+  socket_.lowest_layer().close(ec);
 }
 
 void Connection::close_gracefully() {
   if (closed_) return;
+  if (socket_.tls()) {
+    // close_notify, then the peer's (or the linger's end).
+    arm(kLingerMs);
+    socket_.async_tls_shutdown([self = shared_from_this()](error_code) { self->close(); });
+    return;
+  }
   error_code ec;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+  socket_.lowest_layer().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
   if (ec) return close();
   arm(kLingerMs);
   begin_ = end_ = 0;

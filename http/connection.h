@@ -8,8 +8,9 @@
 //    check the body and build the command) run on the event loop; the
 //    command then goes to the engine, and the loop serves other sockets
 //    until the engine hands the durable reply back;
-//  - handlers that may wait (reads, scans) and live event streams run on
-//    the blocking pool.
+//  - handlers that may wait (reads, scans) run on the blocking pool;
+//  - a live event stream is written by the loop, with what LiveStreams
+//    pushes (http/live_stream.h), while a read watches for the reader to go.
 //
 // Deadlines: a request must arrive whole within the read timeout from its
 // first byte (a client sending a byte now and then cannot hold the socket
@@ -22,15 +23,15 @@
 // and often a timerfd_settime.
 //
 // Every member is used on the connection's executor only (the loop's one
-// thread), except api_, which the blocking pool uses while a handler runs
-// there, and the socket, which a live stream writes to from the pool: the
-// loop then leaves both alone (no read is pending, and the timer finds no
-// deadline) until the pool hands back.
+// thread), except api_ and the parsed request, which the blocking pool uses
+// while a handler runs there: the loop then leaves them alone (no read is
+// pending) until the pool hands back.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,17 +40,21 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "http/live_stream.h"
 #include "http/request_parser.h"
 #include "http/server_context.h"
+#include "http/transport.h"
 
 namespace runledger::http {
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public std::enable_shared_from_this<Connection>, public LiveStreams::Sink {
  public:
   // `refuse`: the server is at its connection limit; the request is read and
   // answered 503, and the socket closed.
-  Connection(ServerContext& ctx, boost::asio::ip::tcp::socket socket, bool refuse);
-  ~Connection();
+  // `tls`: the server's TLS context, nullptr for plain HTTP.
+  Connection(ServerContext& ctx, boost::asio::ip::tcp::socket socket,
+             std::shared_ptr<boost::asio::ssl::context> tls, bool refuse);
+  ~Connection() override;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
@@ -60,6 +65,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void parse();
   void dispatch();
   void refuse_oversized();
+  void serve_console();
   void answer(Answer answer);
   // `admitted`: the request already counts as in flight (it came through
   // the blocking pool), so a stop that began meanwhile still lets it run.
@@ -72,8 +78,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void send(Reply reply);
   void on_written();
   void send_continue();
+  // GET /v1/events/live: the stream's head, then what LiveStreams pushes.
   void open_live_stream();
-  void stream(uint64_t after);
+  void watch_stream();
+  void write_stream();
+  void push(std::shared_ptr<const std::string> owner, std::string_view text) override;
+  size_t queued_bytes() const override { return stream_queued_bytes_; }
+  void finish(std::string_view end_message) override;
+  bool gone() const override { return closed_; }
 
   // Sets the deadline `timeout_ms` from now; disarm() lifts it.
   void arm(int timeout_ms);
@@ -87,7 +99,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void drain();
 
   ServerContext& ctx_;
-  boost::asio::ip::tcp::socket socket_;
+  Transport socket_;
   boost::asio::steady_timer timer_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   bool timer_waiting_ = false;     // a wait on timer_ is pending, until timer_.expiry()
@@ -114,6 +126,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool head_only_ = false;  // HEAD: the reply's headers without its body
   std::string head_;        // of the reply being written
   std::string body_;        // of the reply being written
+
+  // A live stream: the chunks queued (each kept alive by its owner), and
+  // those being written.
+  struct StreamPiece {
+    std::shared_ptr<const std::string> owner;
+    std::string_view text;
+    bool framed;  // sent as a chunk of its own (the head and the last chunk are not)
+  };
+  bool streaming_ = false;  // holds a count of the server's work in flight until closed
+  bool stream_writing_ = false;
+  bool stream_finishing_ = false;
+  std::deque<StreamPiece> stream_queue_;
+  size_t stream_queued_bytes_ = 0;
+  std::vector<std::string> stream_chunk_heads_;
+  std::vector<boost::asio::const_buffer> stream_buffers_;
 };
 
 }  // namespace runledger::http

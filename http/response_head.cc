@@ -16,6 +16,8 @@ std::string_view reason_phrase(int status) {
       return "Accepted";
     case 204:
       return "No Content";
+    case 304:
+      return "Not Modified";
     case 400:
       return "Bad Request";
     case 401:
@@ -65,7 +67,7 @@ void append_response_head(std::string& out, const ResponseHead& h) {
   out += ' ';
   out += reason_phrase(h.status);
   out += "\r\n";
-  if (h.status != 204) {
+  if (h.status != 204 && h.status != 304) {
     out += "Content-Type: ";
     out += h.content_type;
     out += "\r\nContent-Length: ";
@@ -77,6 +79,7 @@ void append_response_head(std::string& out, const ResponseHead& h) {
     out += h.allow;
     out += "\r\n";
   }
+  out += h.extra;
   if (!h.keep_alive) {
     out += "Connection: close\r\n";
   } else if (h.http10) {

@@ -20,10 +20,13 @@ struct ResponseHead {
   bool http10 = false;
   // The methods the path takes, sent as Allow (a 405 must say them).
   std::string_view allow;
+  // Further header lines, each ending in CRLF, sent as they are.
+  std::string_view extra;
 };
 
 // Appends "HTTP/1.1 <status> <reason>", Content-Type and Content-Length
-// (neither for 204), Allow when given, and Connection, then the blank line.
+// (neither for 204 or 304), Allow when given, the extra lines, and
+// Connection, then the blank line.
 void append_response_head(std::string& out, const ResponseHead& head);
 
 }  // namespace runledger::http

@@ -17,6 +17,7 @@
 #include "http/connection.h"
 #include "http/listen_address.h"
 #include "http/server_context.h"
+#include "http/tls_context.h"
 
 namespace runledger::http {
 namespace {
@@ -61,7 +62,6 @@ struct Server::Impl {
   const ServerOptions options;
   Router router;
   Auth auth;
-  LiveStreams live;
   BlockingPool pool;
   ServerContext ctx;
   // The loop and what lives on it are destroyed before the members above:
@@ -74,6 +74,7 @@ struct Server::Impl {
   asio::io_context io{1};
   LoopInbox replies{io};
   ClaimWaiters claims{io, engine, options.waiting_claims_max};
+  LiveStreams live{io, engine, pool, ctx.in_flight, options.live_streams_max};
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_retry{io};
   // Keeps the loop running when no socket is open, until stop() ends it:
@@ -83,17 +84,20 @@ struct Server::Impl {
   // answered 503 (set by bind() from the open files limit).
   size_t connections_fit = 0;
   size_t refused_room = 0;
+  // The TLS context new connections take (nullptr: plain HTTP); replaced
+  // on the loop by reload().
+  std::shared_ptr<asio::ssl::context> tls;
   std::atomic<bool> serving{false};
   std::atomic<bool> stopped{false};
 
   Impl(Engine& e, ServerOptions o)
       : engine(e),
         options(std::move(o)),
-        live(e, options.live_streams_max),
-        pool(options.threads + options.live_streams_max, options.queue_max),
-        ctx(e, options, router, auth, live, pool) {
+        pool(options.threads, options.queue_max),
+        ctx(e, options, router, auth, pool) {
     ctx.replies = &replies;
     ctx.claims = &claims;
+    ctx.live = &live;
     add_job_routes(router, engine, options.api);
     add_connector_routes(router, engine);
     add_hold_routes(router, engine);
@@ -119,7 +123,7 @@ void Server::Impl::accept() {
     const size_t open = ctx.connections.load(std::memory_order_relaxed);
     if (open < connections_fit) {
       const bool refuse = open + refused_room >= connections_fit;
-      std::make_shared<Connection>(ctx, std::move(socket), refuse)->start();
+      std::make_shared<Connection>(ctx, std::move(socket), tls, refuse)->start();
     }  // else: the socket closes as it goes out of scope
     accept();
   });
@@ -137,6 +141,13 @@ Status Server::bind() {
   const auto& o = impl_->options;
   if (!o.auth_tokens_path.empty()) {
     Status st = impl_->auth.load(o.auth_tokens_path);
+    if (!st.ok()) {
+      if (o.listen_fd >= 0) ::close(o.listen_fd);
+      return st;
+    }
+  }
+  if (o.tls.enabled()) {
+    Status st = make_tls_context(o.tls, &impl_->tls);
     if (!st.ok()) {
       if (o.listen_fd >= 0) ::close(o.listen_fd);
       return st;
@@ -180,6 +191,31 @@ void Server::serve() {
   impl_->serving = true;
   impl_->accept();
   impl_->io.run();
+}
+
+Status Server::reload() {
+  Impl& s = *impl_;
+  const ServerOptions& o = s.options;
+  Auth tokens;
+  if (!o.auth_tokens_path.empty()) {
+    if (Status st = tokens.load(o.auth_tokens_path); !st.ok()) return st;
+  }
+  std::shared_ptr<asio::ssl::context> tls;
+  if (o.tls.enabled()) {
+    if (Status st = make_tls_context(o.tls, &tls); !st.ok()) return st;
+  }
+  // Swapped on the loop, the only thread that reads them.
+  auto swapped = std::make_shared<std::promise<void>>();
+  auto done = swapped->get_future();
+  asio::post(s.io, [&s, swapped, tokens = std::move(tokens), tls = std::move(tls)]() mutable {
+    s.auth = std::move(tokens);
+    s.tls = std::move(tls);
+    swapped->set_value();
+  });
+  if (done.wait_for(kStopWait) != std::future_status::ready) {
+    return Status::Unavailable("the server's loop did not take the reload");
+  }
+  return Status::Ok();
 }
 
 void Server::stop() {

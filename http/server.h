@@ -40,6 +40,11 @@ class Server {
   // Stops taking connections, lets the requests in flight get their
   // replies (for a bounded time), then stops the loop. Idempotent.
   void stop();
+  // Reads the tokens file and the TLS files again (SIGHUP): requests and
+  // connections from then on use them; open connections keep their TLS
+  // session. On an error nothing changes and the error says why. Any thread;
+  // REQUIRES: serve() is running.
+  Status reload();
   int port() const { return port_; }
 
  private:

@@ -61,15 +61,13 @@ class InFlight {
 };
 
 struct ServerContext {
-  ServerContext(Engine& e, const ServerOptions& o, const Router& r, const Auth& a, LiveStreams& l,
-                BlockingPool& p)
-      : engine(e), options(o), router(r), auth(a), live(l), pool(p) {}
+  ServerContext(Engine& e, const ServerOptions& o, const Router& r, const Auth& a, BlockingPool& p)
+      : engine(e), options(o), router(r), auth(a), pool(p) {}
 
   Engine& engine;
   const ServerOptions& options;
   const Router& router;
   const Auth& auth;
-  LiveStreams& live;
   BlockingPool& pool;
   // Set by the server once the tokens are loaded (authentication on or off).
   SiteRules site;
@@ -77,6 +75,7 @@ struct ServerContext {
   // through it, and claims that wait for work park in `claims`.
   LoopInbox* replies = nullptr;
   ClaimWaiters* claims = nullptr;
+  LiveStreams* live = nullptr;
   InFlight in_flight;
   std::atomic<size_t> connections{0};
   std::atomic<bool> stopping{false};

@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
+#include "http/console.h"
 #include "http/routes.h"
+#include "http/tls_context.h"
 
 namespace runledger::http {
 
@@ -25,9 +28,13 @@ struct ServerOptions {
   int write_timeout_ms = 5000;  // for each reply
   int keep_alive_timeout_s = 5;
   size_t keep_alive_requests_max = 100000;
-  size_t live_streams_max = 16;      // concurrent /v1/events/live readers
+  size_t live_streams_max = 4096;    // concurrent /v1/events/live readers; beyond: 503
   size_t waiting_claims_max = 4096;  // claims waiting for work (wait_s); beyond: 503
   std::string auth_tokens_path;      // empty: no authentication (loopback only)
+  // HTTPS when tls.cert is set (docs/operations.md "TLS").
+  TlsFiles tls;
+  // The web console's files at /ui/; nullptr: no console (/ui/ is 404).
+  std::shared_ptr<const Console> console;
   ApiOptions api;
 };
 

@@ -12,10 +12,12 @@ packages=(
   nlohmann-json3-dev          # JSON bodies and views
   libcli11-dev                # command-line flags
   libssl-dev                  # SHA-256 for the hash chain and lease tokens
+  zlib1g-dev                  # the console's files, served gzipped
   libgoogle-perftools-dev     # tcmalloc, the allocator of the shipped binaries
   libgtest-dev libgmock-dev   # tests
   curl procps                 # scripts and restart tests
   clang-format                # the format check of scripts/test.sh
+  openssl testssl.sh          # certificates for the TLS tests, and the TLS check
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -12,9 +12,11 @@
 #include "engine/engine.h"
 #include "engine/log.h"
 #include "http/auth.h"
+#include "http/console.h"
 #include "http/cross_site.h"
 #include "http/listen_address.h"
 #include "http/server.h"
+#include "http/tls_context.h"
 #include "tools/server_startup.h"
 
 namespace runledger {
@@ -29,11 +31,16 @@ struct Flags {
   size_t body_limit_bytes = 1 << 20;
   size_t http_threads = 128;
   size_t waiting_claims_max = 4096;
+  size_t live_streams_max = 4096;
   std::string auth_tokens;
   int64_t retry_backoff_s = 1;
   std::string log_level = "info";
   bool read_only = false;
   uint64_t snapshot_every_events = 200'000;
+  std::string ui_dir;
+  bool no_ui = false;
+  http::TlsFiles tls;
+  bool insecure_plaintext = false;
 };
 
 void add_flags(CLI::App& app, Flags& f) {
@@ -71,6 +78,12 @@ void add_flags(CLI::App& app, Flags& f) {
       ->envname("RUNLEDGER_WAITING_CLAIMS_MAX")
       ->check(CLI::Range(1, 1'000'000))
       ->capture_default_str();
+  app.add_option("--live-streams-max", f.live_streams_max,
+                 "live event streams (GET /v1/events/live) open at once; one more is refused "
+                 "with 503")
+      ->envname("RUNLEDGER_LIVE_STREAMS_MAX")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
   app.add_option("--auth-tokens", f.auth_tokens, "file of bearer tokens: NAME ROLE TOKEN per line")
       ->envname("RUNLEDGER_AUTH_TOKENS");
   app.add_option("--retry-backoff-s", f.retry_backoff_s,
@@ -88,6 +101,28 @@ void add_flags(CLI::App& app, Flags& f) {
       ->envname("RUNLEDGER_SNAPSHOT_EVERY_EVENTS")
       ->check(CLI::Range(1000, 100'000'000))
       ->capture_default_str();
+  auto* cert = app.add_option("--tls-cert", f.tls.cert,
+                              "serve HTTPS with this PEM certificate chain (reloaded on SIGHUP)")
+                   ->envname("RUNLEDGER_TLS_CERT");
+  auto* key = app.add_option("--tls-key", f.tls.key, "the PEM private key of --tls-cert")
+                  ->envname("RUNLEDGER_TLS_KEY");
+  cert->needs(key);
+  key->needs(cert);
+  app.add_option("--tls-client-ca", f.tls.client_ca,
+                 "require client certificates signed by these PEM CAs (mutual TLS)")
+      ->envname("RUNLEDGER_TLS_CLIENT_CA")
+      ->needs(cert);
+  app.add_flag("--insecure-plaintext", f.insecure_plaintext,
+               "allow plain HTTP with authentication on a non-loopback address (tokens go in "
+               "clear)")
+      ->envname("RUNLEDGER_INSECURE_PLAINTEXT");
+  auto* ui_dir = app.add_option("--ui-dir", f.ui_dir,
+                                "serve the console at /ui/ from this folder (index.html, assets/) "
+                                "instead of the files built in")
+                     ->envname("RUNLEDGER_UI_DIR");
+  app.add_flag("--no-ui", f.no_ui, "serve no console (/ui/ is 404)")
+      ->envname("RUNLEDGER_NO_UI")
+      ->excludes(ui_dir);
 }
 
 bool split_listen(const std::string& listen, std::string* host, int* port) {
@@ -113,6 +148,7 @@ sigset_t shutdown_signals() {
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
   return set;
 }
 
@@ -170,9 +206,36 @@ int server_main(int argc, char** argv) {
                  host.c_str());
     return kExitUsage;
   }
+  // A bearer token sent in clear over a network is a token given away.
+  if (!http::loopback_host(host) && !f.tls.enabled() && !f.insecure_plaintext) {
+    std::fprintf(stderr,
+                 "refusing to serve plain HTTP with authentication on %s: bearer tokens would "
+                 "cross the network in clear; give --tls-cert and --tls-key, or "
+                 "--insecure-plaintext to accept that\n",
+                 host.c_str());
+    return kExitUsage;
+  }
+  if (f.tls.enabled()) {
+    std::shared_ptr<boost::asio::ssl::context> checked;
+    if (Status t = http::make_tls_context(f.tls, &checked); !t.ok()) {
+      std::fprintf(stderr, "%s\n", t.message().c_str());
+      return kExitUsage;
+    }
+  }
   if (f.lease_default_s > f.lease_max_s) {
     std::fprintf(stderr, "--lease-default-s must not exceed --lease-max-s\n");
     return kExitUsage;
+  }
+  std::shared_ptr<const http::Console> console;
+  if (!f.ui_dir.empty()) {
+    std::string why;
+    console = http::Console::from_folder(f.ui_dir, &why);
+    if (!console) {
+      std::fprintf(stderr, "%s\n", why.c_str());
+      return kExitUsage;
+    }
+  } else if (!f.no_ui) {
+    console = http::Console::built_in();
   }
   // The tokens file is read before the data folder is touched: a wrong one
   // stops the start as any wrong flag does.
@@ -251,20 +314,30 @@ int server_main(int argc, char** argv) {
   ho.listen_fd = address.release();
   ho.threads = f.http_threads;
   ho.waiting_claims_max = f.waiting_claims_max;
+  ho.live_streams_max = f.live_streams_max;
   ho.body_limit_bytes = f.body_limit_bytes;
   ho.api.lease_max_s = f.lease_max_s;
   ho.auth_tokens_path = f.auth_tokens;
+  ho.console = std::move(console);
+  ho.tls = f.tls;
   http::Server server(*engine, ho);
   st = server.bind();
   if (!st.ok()) {
     log::error("{}", st.ToString());
     return kExitCannotStart;
   }
-  log::info("listening on {}:{} with data in {}{}", host, server.port(), f.data,
-            f.read_only ? " (read-only)" : "");
+  log::info("listening on {}://{}:{} with data in {}{}", f.tls.enabled() ? "https" : "http", host,
+            server.port(), f.data, f.read_only ? " (read-only)" : "");
   std::thread waiter([&server, signals] {
     int sig = 0;
-    sigwait(&signals, &sig);
+    // SIGHUP: the tokens file and the TLS files are read again.
+    while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
+      if (Status r = server.reload(); r.ok()) {
+        log::info("SIGHUP: read the tokens file and the TLS files again");
+      } else {
+        log::error("SIGHUP: kept the tokens and TLS files as they were: {}", r.message());
+      }
+    }
     log::info("signal {}: shutting down", sig);
     server.stop();
   });

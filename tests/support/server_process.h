@@ -48,6 +48,7 @@ class ServerProcess {
   bool running() const { return pid_ > 0 && !exit_code_; }
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   const std::string& data() const { return data_; }
   // What the server wrote on stderr so far.
