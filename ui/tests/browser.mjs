@@ -18,6 +18,7 @@ export async function launch() {
 // page error and CSP violation collected.
 export async function context(browser, base, opts = {}) {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: opts.colorScheme || 'light', timezoneId: opts.timezoneId || 'UTC', locale: 'en-GB' });
+  ctx.setDefaultTimeout(10000);
   const problems = [];
   const origin = new URL(base).origin;
   await ctx.route('**/*', (route) => {
@@ -31,7 +32,10 @@ export async function context(browser, base, opts = {}) {
   return { ctx, problems };
 }
 
+// A response of 4xx/5xx is a problem, but for the role probe, a deliberate 404 (the browser also
+// logs each such response as a console error, "Failed to load resource", counted here once).
 export function watch(page, problems) {
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error on ${page.url()}: ${m.text()}`); });
+  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console error on ${page.url()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
+  page.on('response', (r) => { if (r.status() >= 400 && !r.url().includes('__console_role_probe__')) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
 }
