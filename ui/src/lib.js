@@ -120,7 +120,13 @@ async function runLive() {
       const mine = liveCtrl;
       setTimeout(() => { if (liveCtrl === mine && !mine.signal.aborted) setLive('live'); }, 800);
       const res = await fetch(`/v1/events/live?after=${store.live.lastSeq}`, { headers: { Accept: 'text/event-stream', ...authHeaders() }, signal: liveCtrl.signal, cache: 'no-store' });
-      if (res.status === 401) { store.needToken = true; store.authMessage = 'A token is required.'; notify(); continue; }
+      if (res.status === 401) {
+        const body = await res.json().catch(() => null);
+        store.needToken = true;
+        store.authMessage = (body && body.error) || store.authMessage || 'A token is required.';
+        notify();
+        continue;
+      }
       if (!res.ok) throw new Error(`live: HTTP ${res.status}`);
       setLive('live');
       backoff = 250;

@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { store, subscribe, setToken, probeRole, startLive, query, setQuery, tzMode, href, notify } from './lib.js';
-import { Link, Icon, ErrorBox } from './components.jsx';
+import { Link, Icon } from './components.jsx';
 import { NowPage, JobsPage, JobPage, TargetPage, HoldsPage, HoldPage, ConnectorsPage, ConnectorPage, EventsPage, EventPage } from './pages.jsx';
 import './app.css';
 
@@ -30,7 +30,7 @@ function TokenForm() {
   const [tok, setTok] = useState('');
   return <form class="token" onSubmit={(e) => { e.preventDefault(); setToken(tok.trim()); }}>
     <h1>A token is needed</h1>
-    <ErrorBox error={{ message: store.authMessage, status: 401 }} />
+    <div class="error" role="alert"><Icon name="warn" /> <strong>401</strong> {store.authMessage}</div>
     <p>This server has authentication on. Paste a bearer token; it is kept for this tab's session only.</p>
     <label for="token-input">Token</label>
     <input id="token-input" type="password" autocomplete="off" value={tok} onInput={(e) => setTok(e.target.value)} />

@@ -125,10 +125,20 @@ export function JobPage({ id }) {
     setJob(null); setEvents([]); setComplete(false); setPage(0); setErr(null);
     let alive = true;
     (async () => {
+      // the view and the first page of events at once; the rest of the events after the first paint
+      const first = api(`/v1/jobs/${enc(id)}/events?after=0&limit=${PAGE}`);
+      first.catch(() => {});
       const j = await loadJob();
       if (!j || !alive) return;
       api(`/v1/holds?target=${enc(j.target)}`).then((h) => alive && setHolds(h.holds)).catch(() => {});
-      await loadEventsFrom(0, true).catch((e) => setErr(e));
+      try {
+        const r = await first;
+        if (!alive) return;
+        setEvents(r.events);
+        if (r.events.length < PAGE) { setComplete(true); return; }
+        await new Promise((res) => setTimeout(res, 50));
+        if (alive) await loadEventsFrom(r.next_after, false);
+      } catch (e) { if (alive) setErr(e); }
     })();
     return () => { alive = false; };
   }, [id]);

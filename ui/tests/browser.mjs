@@ -28,7 +28,7 @@ export async function context(browser, base, opts = {}) {
     return route.abort();
   });
   ctx.on('page', (p) => watch(p, problems));
-  if (opts.token) await ctx.addInitScript((t) => sessionStorage.setItem('runledger.token', t), opts.token);
+  if (opts.token) await ctx.addInitScript((t) => { try { sessionStorage.setItem('runledger.token', t); } catch { /* about:blank */ } }, opts.token);
   return { ctx, problems };
 }
 
