@@ -598,9 +598,9 @@ export function EventsPage() {
         <span class={`badge ${store.live.status === 'live' ? 'tone-ok' : 'tone-leased'}`}><Icon name={store.live.status === 'live' ? 'play' : 'pause'} />{paused ? 'paused' : store.live.status}</span>
         <button type="button" onClick={() => { if (paused) { setRows((old) => old.concat(pending).slice(-MAX_ROWS)); setPending([]); } setPaused(!paused); }}>{paused ? 'Resume' : 'Pause'}</button>
         {paused ? <span data-testid="new-count"><b>{pending.length}</b> new</span> : null}
-        <span class="muted small">newest at the bottom; the page keeps the last {MAX_ROWS}</span>
+        <span class="muted small">newest first; the page keeps the latest {MAX_ROWS}</span>
       </div>
-      <EventsTable events={rows} caption="the latest events, live" />
+      <EventsTable events={rows.slice().reverse()} caption="the latest events, live" />
     </>}
   </>;
 }

@@ -183,9 +183,11 @@ test('killing and restarting the server resumes the live view with no gap and no
   await p.locator('a', { hasText: 'job/after-kill-2' }).first().waitFor({ timeout: 10000 });
   timings.resumeAfterRestart = Date.now() - t0;
   const seqs = await p.locator('table.events tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.dataset.seq)));
-  for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] + 1, `contiguous seqs at ${i}: ${seqs[i - 1]} then ${seqs[i]}`);
+  // newest first: every seq once, none missing
+  for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] - 1, `contiguous seqs at row ${i}: ${seqs[i - 1]} then ${seqs[i]}`);
   const last = (await api.get('/v1/health')).last_seq;
-  assert.equal(seqs[seqs.length - 1], last);
+  assert.equal(seqs[0], last);
+  assert.ok(seqs.length > 20, `${seqs.length} rows span the restart`);
   await p.close();
 });
 
@@ -193,17 +195,33 @@ test('a hidden tab closes its stream and resumes from its seq when shown', async
   const p = await newPage(main);
   await p.goto(`${base}/ui/events`);
   await p.locator('[data-testid=live]', { hasText: 'live' }).waitFor({ timeout: 5000 });
-  const cdp = await main.ctx.newCDPSession(p);
-  await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: false });
+  const liveStreams = async () => Number((await (await fetch(srv.base + '/metrics')).text()).match(/^runledger_live_streams (\d+)/m)[1]);
+  const before = await liveStreams();
   await p.evaluate(() => { Object.defineProperty(document, 'hidden', { configurable: true, get: () => true }); document.dispatchEvent(new Event('visibilitychange')); });
   await p.locator('[data-testid=live]', { hasText: 'hidden' }).waitFor({ timeout: 2000 });
+  for (let i = 0; (await liveStreams()) !== before - 1; i++) { assert.ok(i < 40, 'the hidden tab closed its stream'); await sleep(50); }
   await api.post('/v1/jobs', { id: 'while-hidden', kind: 'x', target: 'shop-e/a', plan: ['A'] });
   await sleep(500);
   assert.equal(await p.locator('a', { hasText: 'job/while-hidden' }).count(), 0, 'a hidden tab shows nothing new');
   await p.evaluate(() => { Object.defineProperty(document, 'hidden', { configurable: true, get: () => false }); document.dispatchEvent(new Event('visibilitychange')); });
   await p.locator('a', { hasText: 'job/while-hidden' }).first().waitFor({ timeout: 3000 });
   const seqs = await p.locator('table.events tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.dataset.seq)));
-  for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] + 1);
+  for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] - 1);
+  await p.close();
+});
+
+test('the live tail pauses, counts what is new, and catches up on resume', async () => {
+  const p = await newPage(main);
+  await p.goto(`${base}/ui/events?stream=job/`);
+  await p.locator('[data-testid=live]', { hasText: 'live' }).waitFor({ timeout: 5000 });
+  await p.click('button:has-text("Pause")');
+  for (let i = 0; i < 2; i++) await api.post('/v1/jobs', { id: `paused-${i}`, kind: 'x', target: `shop-f/${i}`, plan: ['A'] });
+  await p.locator('[data-testid=new-count]', { hasText: '2 new' }).waitFor({ timeout: 2000 });
+  assert.equal(await p.locator('a', { hasText: 'job/paused-1' }).count(), 0, 'paused: nothing appended');
+  await p.click('button:has-text("Resume")');
+  await p.locator('a', { hasText: 'job/paused-1' }).first().waitFor({ timeout: 2000 });
+  const first = await p.locator('table.events tbody tr').first().locator('a').nth(1).innerText();
+  assert.equal(first, 'job/paused-1', 'newest first');
   await p.close();
 });
 
