@@ -275,19 +275,24 @@ export function TargetPage({ target }) {
     let t0 = Infinity, t1 = -Infinity;
     for (const j of d.jobs) {
       t0 = Math.min(t0, ms(j.created_at));
-      const bars = j.attempts.filter((a) => a.started_at).map((a) => {
-        const from = ms(a.started_at), to = a.finished_at ? ms(a.finished_at) : now;
-        ivs.push({ job: j.id, attempt: a.attempt, from, to });
-        t1 = Math.max(t1, to);
-        return { from, to, state: a.state, label: `job ${j.id} attempt ${a.attempt} ${a.state}: started ${a.started_at}, ended ${a.finished_at || 'not yet'}` };
-      });
-      lanes.push({ name: j.id, bars, points: [{ t: ms(j.created_at), label: `job ${j.id} enqueued ${j.created_at}` }] });
       t1 = Math.max(t1, ms(j.updated_at));
+      const enq = { t: ms(j.created_at), label: `job ${j.id} enqueued ${j.created_at}` };
+      const started = j.attempts.filter((a) => a.started_at);
+      if (!started.length) { lanes.push({ name: j.id, bars: [], points: [enq] }); continue; }
+      // one lane per attempt that started, so that each shows its own state in words
+      started.forEach((a, i) => {
+        const from = ms(a.started_at), to = a.finished_at ? ms(a.finished_at) : now;
+        // a STALE attempt's end is unknown: it is drawn hatched, and is not counted as overlapping
+        if (a.state !== 'STALE') ivs.push({ job: j.id, attempt: a.attempt, from, to });
+        t1 = Math.max(t1, to);
+        lanes.push({ name: `${j.id} #${a.attempt}`, points: i === 0 ? [enq] : [],
+          bars: [{ from, to, state: a.state, word: a.state, label: `job ${j.id} attempt ${a.attempt} ${a.state}: started ${a.started_at}, ended ${a.finished_at || 'not yet'}` }] });
+      });
     }
     for (const h of d.holds) {
       const from = ms(h.placed_at), to = h.released ? ms(h.released_at) : now;
       t0 = Math.min(t0, from); t1 = Math.max(t1, to);
-      lanes.push({ name: `hold ${h.id}`, bars: [{ from, to, state: h.released ? 'released' : 'open', outlined: true, label: `hold ${h.id} ${h.kind}: placed ${h.placed_at} by ${h.placed_by}, ${h.released ? `released ${h.released_at} by ${h.released_by}` : 'open'}` }] });
+      lanes.push({ name: `hold ${h.id}`, bars: [{ from, to, state: h.released ? 'released' : 'open', word: h.released ? 'released' : 'open', outlined: true, label: `hold ${h.id} ${h.kind}: placed ${h.placed_at} by ${h.placed_by}, ${h.released ? `released ${h.released_at} by ${h.released_by}` : 'open'}` }] });
     }
     const bands = [];
     for (let i = 0; i < ivs.length; i++) for (let k = i + 1; k < ivs.length; k++) {
@@ -479,7 +484,7 @@ export function ConnectorPage({ id }) {
       <Field k="documents">{c.documents.indexed} indexed · {c.documents.pending} pending · {c.documents.running} running · {c.documents.failed} failed</Field>
     </dl>
     {sb.syncs.length || sb.points.length ? <Lanes title={`Syncs of ${id}`} t0={sb.t0} t1={sb.t1}
-      lanes={[...sb.syncs.map((s) => ({ name: `${s.id.slice(5, 13)} ${s.trigger}`, bars: [{ from: s.from, to: s.to, state: s.state, marks: s.marks, label: `sync ${s.id} ${s.state} (trigger ${s.trigger}): started ${s.fromIso} seq ${s.seq}, ${s.toIso ? `ended ${s.toIso} seq ${s.toSeq}` : 'running'}, ${s.progress} progress reports${s.error ? ', error: ' + s.error : ''}` }] })),
+      lanes={[...sb.syncs.map((s) => ({ name: `${s.id.slice(5, 13)} ${s.trigger}`, bars: [{ from: s.from, to: s.to, state: s.state, word: s.state, marks: s.marks, label: `sync ${s.id} ${s.state} (trigger ${s.trigger}): started ${s.fromIso} seq ${s.seq}, ${s.toIso ? `ended ${s.toIso} seq ${s.toSeq}` : 'running'}, ${s.progress} progress reports${s.error ? ', error: ' + s.error : ''}` }] })),
         ...(sb.points.length ? [{ name: 'skips and gaps', bars: [], points: sb.points }] : [])]}
       legend={<p class="muted small">One bar per sync, coloured by its end (succeeded, failed, aborted, superseded hatched, running); thin lines: progress reports and ignored late reports; diamonds: skipped slots and schedule gaps.</p>} /> : null}
     {sb.syncs.length ? <div class="scroll" tabindex="0" role="region" aria-label="syncs"><table><caption>Syncs</caption>

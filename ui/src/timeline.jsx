@@ -281,7 +281,7 @@ export function Lanes({ title, lanes, bands = [], t0: a0, t1: a1, legend }) {
   const pad = Math.max(5, (a1 - a0) * 0.03);
   const t0 = a0 - pad, t1 = Math.max(a1, a0 + 10) + pad;
   const span = Math.max(1, t1 - t0);
-  const x = (t) => LABEL + ((t - t0) / span) * (W - LABEL - 10);
+  const x = (t) => LABEL + ((t - t0) / span) * (W - LABEL - 80);
   const height = 24 + lanes.length * ROW + 6;
   const axis = [];
   const step = niceStep(span / 6);
@@ -302,6 +302,7 @@ export function Lanes({ title, lanes, bands = [], t0: a0, t1: a1, legend }) {
               <rect x={a} y={y + 3} width={w} height={18} class={`seg ${toneOf(b.state)} ${b.outlined ? 'outlined' : ''}`} />
               {b.state === 'STALE' || b.state === 'superseded' ? <rect x={a} y={y + 3} width={w} height={18} fill="url(#hatch2)" /> : null}
               {(b.marks || []).map((m) => <path d={`M${x(m.t)} ${y + 1}v22`} class={`mark mark-${m.kind}`}><title>{m.label}</title></path>)}
+              {b.word ? <text x={Math.min(a + w + 4, W - 70)} y={y + 16} class={`tl-end ${toneOf(b.state)}`}>{b.word}</text> : null}
             </g>;
           })}
           {(l.points || []).map((p) => <g tabindex="0" role="img" aria-label={p.label} class="marker"><title>{p.label}</title><path d={`M${x(p.t)} ${y + 4}l5 7-5 7-5-7z`} /></g>)}

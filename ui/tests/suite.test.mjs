@@ -341,6 +341,7 @@ test('axe-core finds no WCAG 2.1 AA violation on any page, light and dark; scree
       await p.goto(base + path);
       await p.locator('h1', { hasText: h1 }).first().waitFor();
       await p.locator('[role=status]').first().waitFor({ state: 'detached', timeout: 5000 }).catch(() => {});
+      await p.locator('text=loading the rest').waitFor({ state: 'detached', timeout: 15000 }).catch(() => {});
       await sleep(200);
       await p.screenshot({ path: join(SHOTS, `${name}-${scheme}.png`), fullPage: name !== 'job-big' });
       await p.evaluate(AXE);
