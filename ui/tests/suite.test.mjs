@@ -110,6 +110,13 @@ test('the twice-run job shows two attempt bars whose labelled times are the API\
   // attempt 1 ended STALE then was resolved: its bar shows the lease expiry and the hatched stale part
   assert.ok(await p.locator('g.tick-expired').count() >= 1, 'a lease-expired marker');
   assert.ok(await p.locator('rect[fill="url(#hatch)"]').count() >= 1, 'a hatched STALE segment');
+  // zoom and fit: the window narrows, then comes back to the job's whole life
+  const range = p.locator('section.timeline .toolbar span.small').first();
+  const whole = await range.innerText();
+  await p.getByRole('button', { name: 'zoom in' }).click();
+  assert.notEqual(await range.innerText(), whole, 'zoomed in');
+  await p.getByRole('button', { name: 'Fit' }).click();
+  assert.equal(await range.innerText(), whole, 'fit');
   await p.getByLabel('as a table').check();
   await p.locator('table', { hasText: 'Attempt 2' }).first().waitFor();
   await p.close();
