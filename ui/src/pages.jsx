@@ -535,11 +535,24 @@ export function EventsPage() {
         }
         const h = await fetch('/v1/health').then((x) => x.json());
         const last = h.last_seq || 0;
-        const filtered = stream || type;
-        const r = await api('/v1/events?' + params(Math.max(0, last - (filtered ? 5000 : 100)), filtered ? 10000 : 100));
+        let got = [];
+        if (!stream && !type) {
+          const r = await api('/v1/events?' + params(Math.max(0, last - 100), 100));
+          got = r.events;
+        } else {
+          // The API reads filters forward from `after`: read the last 100,000 seqs of the log
+          // (an exact stream from its start) and keep the latest matches.
+          let after = stream && !stream.endsWith('/') ? 0 : Math.max(0, last - 100000);
+          for (let i = 0; i < 50 && after < last; i++) {
+            const r = await api('/v1/events?' + params(after, 1000));
+            got = got.concat(r.events).slice(-200);
+            if (r.next_after <= after) break;
+            after = r.next_after;
+          }
+        }
         if (!alive) return;
-        st.current.last = Math.max(last, r.next_after);
-        setRows(r.events.filter(match).slice(-100));
+        st.current.last = last;
+        setRows(got.filter((e) => e.seq <= last).filter(match).slice(-100));
       } catch (e) { if (alive) setErr(e); }
     })();
     return () => { alive = false; };

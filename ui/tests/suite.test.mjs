@@ -335,6 +335,12 @@ test('with auth on: the page asks for a token, a reader sees no action, an opera
   assert.equal(after.released_by, 'ops');
   assert.equal(after.execution_stopped, true);
   assert.ok(keyed && keyed.length >= 8, 'the release carried an Idempotency-Key');
+  // and cancels a queued job from its page, after confirming
+  await p.goto(`${auth.base}/ui/jobs/z1`);
+  p.once('dialog', (d) => { assert.match(d.message(), /Cancel job z1/); d.accept(); });
+  await p.getByRole('button', { name: 'Cancel job' }).click();
+  await p.locator('h1 [data-state=CANCELLED]').waitFor({ timeout: 3000 });
+  assert.equal((await aapi.get('/v1/jobs/z1')).state, 'CANCELLED');
   assert.deepEqual(op.problems, []);
   await op.ctx.close();
 });
