@@ -185,8 +185,16 @@ export function JobPage({ id }) {
   </>;
 }
 
-function JobView({ job, changed = new Set() }) {
+// The seq of the job's event recorded at a time, to show beside that time.
+function seqIndex(events) {
+  const m = new Map();
+  for (const e of events) m.set(e.recorded_at, e.seq); // the last event of that millisecond
+  return m;
+}
+
+function JobView({ job, changed = new Set(), seqs = new Map() }) {
   const c = (k) => (changed.has(k) ? 'chg' : '');
+  const T = ({ iso }) => <Time iso={iso} seq={iso ? seqs.get(iso) : null} />;
   return <div class="view">
     <dl class="kv">
       <dt class={c('state')}>state</dt><dd class={c('state')}><State s={job.state} /></dd>
@@ -196,18 +204,19 @@ function JobView({ job, changed = new Set() }) {
       <dt class={c('blocked_by')}>blocked by</dt><dd class={c('blocked_by')}>{job.blocked_by ? (job.blocked_by.job ? <>job <JobLink id={job.blocked_by.job} /></> : <>hold <HoldLink id={job.blocked_by.hold} /></>) : 'nothing'}</dd>
       <dt class={c('execution_handle')}>execution handle</dt><dd class={c('execution_handle')}>{job.execution_handle || '—'}</dd>
       <dt class={c('error')}>error</dt><dd class={c('error')}>{job.error || '—'}</dd>
-      <dt class={c('updated_at')}>updated</dt><dd class={c('updated_at')}><Time iso={job.updated_at} /> · version {job.version}</dd>
+      <dt class={c('created_at')}>created</dt><dd class={c('created_at')}><T iso={job.created_at} /></dd>
+      <dt class={c('updated_at')}>updated</dt><dd class={c('updated_at')}><T iso={job.updated_at} /> · version {job.version}</dd>
     </dl>
     <div class="scroll" tabindex="0" role="region" aria-label="attempts and steps"><table class={c('attempts')}>
       <caption>Attempts</caption>
       <thead><tr><th scope="col">#</th><th scope="col">state</th><th scope="col">started</th><th scope="col">finished</th><th scope="col">ran</th><th scope="col">error</th></tr></thead>
-      <tbody>{job.attempts.map((a) => <tr><td>{a.attempt}</td><td><State s={a.state} /></td><td><Time iso={a.started_at} /></td><td><Time iso={a.finished_at} /></td>
+      <tbody>{job.attempts.map((a) => <tr><td>{a.attempt}</td><td><State s={a.state} /></td><td><T iso={a.started_at} /></td><td><T iso={a.finished_at} /></td>
         <td>{a.started_at && a.finished_at ? fmtDur(ms(a.finished_at) - ms(a.started_at)) : ''}</td><td>{a.error || ''}</td></tr>)}</tbody>
     </table>
     <table class={c('steps')}>
       <caption>Steps of attempt {job.attempt}</caption>
       <thead><tr><th scope="col">step</th><th scope="col">state</th><th scope="col">started</th><th scope="col">finished</th><th scope="col">output / error</th></tr></thead>
-      <tbody>{job.steps.map((s) => <tr><td>{s.name}</td><td><State s={s.state} />{s.reused_from ? ` from attempt ${s.reused_from}` : ''}</td><td><Time iso={s.started_at} /></td><td><Time iso={s.finished_at} /></td>
+      <tbody>{job.steps.map((s) => <tr><td>{s.name}</td><td><State s={s.state} />{s.reused_from ? ` from attempt ${s.reused_from}` : ''}</td><td><T iso={s.started_at} /></td><td><T iso={s.finished_at} /></td>
         <td class="mono clip">{s.error || (s.output !== undefined ? JSON.stringify(s.output) : '')}</td></tr>)}</tbody>
     </table></div>
   </div>;
@@ -235,6 +244,7 @@ function TimeTravel({ id, job, events, complete, asOf }) {
     return () => { alive = false; };
   }, [id, asOf, events.length > 0 && events.findIndex((e) => e.seq === asOf) > 0]);
   const go = (i) => { if (i >= 0 && i < events.length) setQuery({ as_of: events[i].seq }); };
+  const seqs = useMemo(() => seqIndex(events), [events]);
   const ev = idx >= 0 ? events[idx] : null;
   return <section class="travel" aria-label="time travel">
     <h2>{asOf === null ? 'Now' : <>As of seq <span data-testid="asof-seq">{asOf}</span></>}</h2>
@@ -252,10 +262,10 @@ function TimeTravel({ id, job, events, complete, asOf }) {
     <ErrorBox error={err} />
     {asOf !== null && snap && snap.seq === asOf ? <>
       <p class="muted small">exactly <span class="mono">GET /v1/jobs/{id}?as_of={asOf}</span>; fields changed by this event are highlighted</p>
-      <JobView job={snap.cur} changed={snap.changed} />
+      <JobView job={snap.cur} changed={snap.changed} seqs={seqs} />
       <details open><summary>JSON as of seq {asOf}</summary><JsonLines value={snap.cur} changed={snap.changed} testid="asof-json" /></details>
     </> : asOf === null ? <>
-      <JobView job={job} />
+      <JobView job={job} seqs={seqs} />
       <details><summary>JSON now</summary><JsonLines value={job} testid="job-json" /></details>
     </> : <p class="muted" role="status">Loading seq {asOf}…</p>}
   </section>;
