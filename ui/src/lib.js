@@ -115,10 +115,6 @@ async function runLive() {
         store.live = { ...store.live, lastSeq: h.last_seq || 0 };
       }
       liveCtrl = new AbortController();
-      // A stream at the tip may send its headers only with its first event: a request still
-      // pending after a moment is an open stream.
-      const mine = liveCtrl;
-      setTimeout(() => { if (liveCtrl === mine && !mine.signal.aborted) setLive('live'); }, 800);
       const res = await fetch(`/v1/events/live?after=${store.live.lastSeq}`, { headers: { Accept: 'text/event-stream', ...authHeaders() }, signal: liveCtrl.signal, cache: 'no-store' });
       if (res.status === 401) {
         const body = await res.json().catch(() => null);
