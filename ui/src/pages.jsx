@@ -532,7 +532,8 @@ export function EventsPage() {
   useEffect(() => {
     let alive = true;
     setRows([]); setPending([]); setErr(null); setNextAfter(null);
-    (async () => {
+    // live events wait for this first read (they are chained on st.current.busy)
+    st.current.busy = (async () => {
       try {
         if (browsing) {
           const p = params(from !== null ? Math.max(0, from - 1) : 0, 100);

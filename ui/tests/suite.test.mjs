@@ -119,6 +119,9 @@ test('the twice-run job shows two attempt bars whose labelled times are the API\
   assert.equal(await range.innerText(), whole, 'fit');
   await p.getByLabel('as a table').check();
   await p.locator('table', { hasText: 'Attempt 2' }).first().waitFor();
+  // the job list says it ran twice
+  await p.goto(`${base}/ui/jobs?kind=sync&target=${enc(TARGET)}`);
+  await p.locator(`tr[data-job="${scen.twice}"] [data-ran="2"]`, { hasText: 'ran 2 times' }).waitFor();
   await p.close();
 });
 
@@ -221,6 +224,7 @@ test('the live tail pauses, counts what is new, and catches up on resume', async
   const p = await newPage(main);
   await p.goto(`${base}/ui/events?stream=job/`);
   await p.locator('[data-testid=live]', { hasText: 'live' }).waitFor({ timeout: 5000 });
+  await p.locator('table.events tbody tr').first().waitFor();
   await p.click('button:has-text("Pause")');
   for (let i = 0; i < 2; i++) await api.post('/v1/jobs', { id: `paused-${i}`, kind: 'x', target: `shop-f/${i}`, plan: ['A'] });
   await p.locator('[data-testid=new-count]', { hasText: '2 new' }).waitFor({ timeout: 2000 });
