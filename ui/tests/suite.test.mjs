@@ -295,6 +295,10 @@ test('with auth on: the page asks for a token, a reader sees no action, an opera
   const aapi = client(auth.base, OPERATOR);
   const h = await aapi.post('/v1/holds', { target: 'shop-z/t', kind: 'EXECUTION_STATE_UNKNOWN', reason: 'export may still run' });
   await aapi.post('/v1/jobs', { id: 'z1', kind: 'k', target: 'shop-z/u', plan: ['A'] });
+  // a job whose lease expires while RUNNING: STALE, with a hold whose release needs an outcome
+  await aapi.post('/v1/jobs', { id: 'z2', kind: 'stale', target: 'shop-z/s', plan: ['A'] });
+  const cl = await aapi.post('/v1/jobs/claim', { worker: 'wz', kinds: ['stale'], lease_s: 1 });
+  await aapi.post('/v1/jobs/z2/start', { lease_token: cl.lease_token });
   // no token: the page asks, with the server's message
   const anon = await context(browser, auth.base);
   let p = await anon.ctx.newPage();
@@ -339,6 +343,19 @@ test('with auth on: the page asks for a token, a reader sees no action, an opera
   assert.equal(after.released_by, 'ops');
   assert.equal(after.execution_stopped, true);
   assert.ok(keyed && keyed.length >= 8, 'the release carried an Idempotency-Key');
+  // a STALE attempt's hold: the form also wants the outcome, and the release resolves the attempt
+  for (let i = 0; (await aapi.get('/v1/jobs/z2')).state !== 'STALE'; i++) { assert.ok(i < 100, 'z2 went STALE'); await sleep(50); }
+  const sh = (await aapi.get(`/v1/holds?target=${enc('shop-z/s')}&open=true`)).holds[0];
+  await p.goto(`${auth.base}/ui/holds/${sh.id}`);
+  await p.fill('#rel-note', 'host checked: process gone, output incomplete');
+  await p.check('form.release input[type=checkbox]');
+  assert.ok(await submit.isDisabled(), 'no outcome for a STALE attempt: refused');
+  await p.selectOption('form.release select', 'FAILED');
+  p.once('dialog', (d) => d.accept());
+  await submit.click();
+  await p.locator('h1 [data-state=released]').waitFor({ timeout: 3000 });
+  const z2 = await aapi.get('/v1/jobs/z2');
+  assert.equal(z2.attempts[0].state, 'FAILED');
   // and cancels a queued job from its page, after confirming
   await p.goto(`${auth.base}/ui/jobs/z1`);
   p.once('dialog', (d) => { assert.match(d.message(), /Cancel job z1/); d.accept(); });
