@@ -232,4 +232,5 @@ export function fmtDur(ms) {
 }
 export const ms = (iso) => (iso ? Date.parse(iso) : null);
 
-setInterval(() => { store.now = Date.now(); if (store.tick) notify(); }, 1000);
+// Countdowns and relative times move once a second.
+setInterval(() => { store.now = Date.now(); if (store.tick || tzMode() === 'rel') notify(); }, 1000);

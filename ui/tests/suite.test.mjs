@@ -249,6 +249,7 @@ test('two time zones give the same UTC text, and local time says its offset', as
       await p.locator('table.events tbody tr').nth(5).waitFor();
       assert.match(await p.locator('table.events').innerText(), /\+05:30/);
     }
+    main.problems.push(...c.problems);
     await c.ctx.close();
   }
   assert.equal(texts[1], texts[0]);
@@ -321,6 +322,7 @@ test('with auth on: the page asks for a token, a reader sees no action, an opera
     await p.locator('[data-testid=role]', { hasText: 'read only' }).waitFor();
     assert.equal(await p.locator('.action button, form.release').count(), 0, `no action on ${path}`);
   }
+  assert.deepEqual(rd.problems, []);
   await rd.ctx.close();
   // an operator releases the hold through the form, which first refuses what the API would
   const op = await context(browser, auth.base, { token: OPERATOR });
