@@ -144,10 +144,10 @@ async function readStream(reader) {
     const { value, done } = await reader.read();
     if (done) return;
     buf += dec.decode(value, { stream: true });
-    let i;
-    while ((i = buf.search(/\r?\n\r?\n/)) >= 0) {
-      const block = buf.slice(0, i);
-      buf = buf.slice(i + (buf[i] === '\r' ? 4 : 2));
+    let m;
+    while ((m = /\r?\n\r?\n/.exec(buf))) {
+      const block = buf.slice(0, m.index);
+      buf = buf.slice(m.index + m[0].length);
       let data = '', event = 'message';
       for (const line of block.split(/\r?\n/)) {
         if (line.startsWith(':')) continue;
