@@ -1,6 +1,6 @@
 // Starts and stops real runledgerd processes for the suite: loopback, a free port, a temp data folder.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, chmodSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import net from 'node:net';
@@ -54,11 +54,19 @@ export class Server {
     }
     return this;
   }
+  // Stop for good and remove the data folder and the tokens file.
+  async stop() {
+    await this.kill('SIGTERM');
+    rmSync(this.data, { recursive: true, force: true });
+    rmSync(this.data + '-tokens', { force: true });
+  }
   async kill(signal = 'SIGKILL') {
     if (!this.proc || this.proc.exitCode !== null) return;
     const done = new Promise((r) => this.proc.once('exit', r));
     this.proc.kill(signal);
+    const t = setTimeout(() => this.proc.kill('SIGKILL'), 5000);
     await done;
+    clearTimeout(t);
   }
 }
 

@@ -37,8 +37,8 @@ before(async () => {
 
 after(async () => {
   if (browser) await browser.close();
-  if (srv) await srv.kill();
-  if (auth) await auth.kill();
+  if (srv) await srv.stop();
+  if (auth) await auth.stop();
   console.log('timings (ms):', JSON.stringify(timings));
 });
 
