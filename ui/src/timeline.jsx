@@ -159,7 +159,8 @@ export function Timeline({ model, title = 'Timeline', onPickSeq }) {
         </g>;
       });
       els.push(<g class="bar" tabindex="0" role="img" aria-label={label(r)} data-attempt={r.attempt} data-started={r.startedAt || ''} data-finished={r.finishedAt || ''}
-        onKeyDown={(e) => { if (e.key === 'Enter' && onPickSeq && r.lastSeq) onPickSeq(r.lastSeq); }}>
+        onKeyDown={(e) => { if (e.key === 'Enter' && onPickSeq && r.lastSeq) onPickSeq(r.lastSeq); }}
+        onClick={() => { if (onPickSeq && r.lastSeq) onPickSeq(r.lastSeq); }}>
         <title>{label(r)}</title>
         <rect x={LABEL - 2} y={yy} width={W - LABEL + 2} height={ROW - 2} class="row-bg" />
         {segEls}
@@ -176,7 +177,8 @@ export function Timeline({ model, title = 'Timeline', onPickSeq }) {
         </g>);
         for (const t of mergeTicks(r.ticks.filter((t) => t.t >= v0 && t.t <= v1), x)) {
           const lbl = t.n > 1 ? `${t.n} ${TICK_WORD[t.kind]}s, ${t.iso} to ${t.toIso}, seq ${t.seq}–${t.toSeq}` : `${TICK_WORD[t.kind]} ${t.iso}, seq ${t.seq}`;
-          els.push(<g tabindex="0" role="img" aria-label={lbl} class={`tick tick-${t.kind}`}>
+          els.push(<g tabindex="0" role="img" aria-label={lbl} class={`tick tick-${t.kind}`} onClick={() => onPickSeq && onPickSeq(t.toSeq)}
+            onKeyDown={(e) => { if (e.key === 'Enter' && onPickSeq) onPickSeq(t.toSeq); }}>
             <title>{lbl}</title>
             {t.kind === 'hb' ? <path d={`M${t.px} ${yl + 2}v12`} /> : t.kind === 'expired' ? <path d={`M${t.px - 4} ${yl + 2}l8 10M${t.px + 4} ${yl + 2}l-8 10`} /> : <circle cx={t.px} cy={yl + 8} r="4" />}
             {t.n > 1 ? <text x={t.px + 3} y={yl + 22} class="tl-count">{t.n}</text> : null}
@@ -212,7 +214,8 @@ export function Timeline({ model, title = 'Timeline', onPickSeq }) {
     if (m.t < v0 || m.t > v1) continue;
     const px = x(m.t);
     const lbl = `${m.label} ${m.iso}, seq ${m.seq}`;
-    els.push(<g tabindex="0" role="img" aria-label={lbl} class={`marker marker-${m.kind}`}><title>{lbl}</title><path d={`M${px} ${my + 2}l5 7-5 7-5-7z`} /></g>);
+    els.push(<g tabindex="0" role="img" aria-label={lbl} class={`marker marker-${m.kind}`} onClick={() => onPickSeq && onPickSeq(m.seq)}
+      onKeyDown={(e) => { if (e.key === 'Enter' && onPickSeq) onPickSeq(m.seq); }}><title>{lbl}</title><path d={`M${px} ${my + 2}l5 7-5 7-5-7z`} /></g>);
     rows.push({ name: m.label, what: 'marker', from: m.t, to: null, seqs: String(m.seq), who: '' });
   }
   y = my + 26;

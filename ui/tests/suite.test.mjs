@@ -147,6 +147,10 @@ test('time travel shows exactly GET /v1/jobs/{id}?as_of=seq, by click, slider an
     await check(e.seq);
     assert.ok(await p.locator('pre[data-testid=asof-json] .chg').count() >= 1, 'the event\'s changes are highlighted');
   }
+  // a click on the lease-expired marker of the picture travels to that event
+  const expired = evs.find((e) => e.type === 'LeaseExpired');
+  await p.locator('g.tick-expired').first().click();
+  await check(expired.seq);
   // arrow keys on the slider step to the previous event
   await p.locator(`tr[data-seq="${evs[5].seq}"] button.linkish`).click();
   await check(evs[5].seq);
@@ -234,6 +238,21 @@ test('the live tail pauses, counts what is new, and catches up on resume', async
   const first = await p.locator('table.events tbody tr').first().locator('a').nth(1).innerText();
   assert.equal(first, 'job/paused-1', 'newest first');
   await p.close();
+});
+
+test('the theme switch overrides the system scheme and is kept', async () => {
+  const c = await context(browser, base, { colorScheme: 'light' });
+  const p = await c.ctx.newPage();
+  await p.goto(`${base}/ui/holds`);
+  assert.equal(await p.getAttribute('html', 'data-theme'), 'light');
+  await p.selectOption('header select >> nth=1', 'dark');
+  assert.equal(await p.getAttribute('html', 'data-theme'), 'dark');
+  await p.reload();
+  await p.locator('h1', { hasText: 'Holds' }).waitFor();
+  assert.equal(await p.getAttribute('html', 'data-theme'), 'dark');
+  assert.notEqual(await p.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(255, 255, 255)');
+  main.problems.push(...c.problems);
+  await c.ctx.close();
 });
 
 test('two time zones give the same UTC text, and local time says its offset', async () => {
