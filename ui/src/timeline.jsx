@@ -210,13 +210,23 @@ export function Timeline({ model, title = 'Timeline', onPickSeq }) {
   // markers
   const my = y;
   els.push(<text x="4" y={my + 14} class="tl-label">Markers</text>);
-  for (const m of model.markers) {
+  // markers closer than 6 px merge into one, labelled with each of them and counted
+  const merged = [];
+  for (const m of [...model.markers].sort((a, b) => a.t - b.t)) {
     if (m.t < v0 || m.t > v1) continue;
     const px = x(m.t);
-    const lbl = `${m.label} ${m.iso}, seq ${m.seq}`;
+    const last = merged[merged.length - 1];
+    if (last && px - last.px < 6) { last.items.push(m); continue; }
+    merged.push({ px, items: [m] });
+  }
+  for (const g of merged) {
+    const m = g.items[g.items.length - 1];
+    const px = g.px;
+    const lbl = g.items.length > 1 ? `${g.items.length} markers: ` + g.items.map((i) => `${i.label} ${i.iso} (seq ${i.seq})`).join('; ') : `${m.label} ${m.iso}, seq ${m.seq}`;
     els.push(<g tabindex="0" role="img" aria-label={lbl} class={`marker marker-${m.kind}`} onClick={() => onPickSeq && onPickSeq(m.seq)}
-      onKeyDown={(e) => { if (e.key === 'Enter' && onPickSeq) onPickSeq(m.seq); }}><title>{lbl}</title><path d={`M${px} ${my + 2}l5 7-5 7-5-7z`} /></g>);
-    rows.push({ name: m.label, what: 'marker', from: m.t, to: null, seqs: String(m.seq), who: '' });
+      onKeyDown={(e) => { if (e.key === 'Enter' && onPickSeq) onPickSeq(m.seq); }}><title>{lbl}</title><path d={`M${px} ${my + 2}l5 7-5 7-5-7z`} />
+      {g.items.length > 1 ? <text x={px + 6} y={my + 22} class="tl-count">{g.items.length}</text> : null}</g>);
+    for (const i of g.items) rows.push({ name: i.label, what: 'marker', from: i.t, to: null, seqs: String(i.seq), who: '' });
   }
   y = my + 26;
   const height = y + 6;
