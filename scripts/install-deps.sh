@@ -16,6 +16,8 @@ packages=(
   libgtest-dev libgmock-dev   # tests
   curl procps                 # scripts and restart tests
   clang-format                # the format check of scripts/test.sh
+  file systemd man-db lintian # the Debian package's checks: shlibdeps, unit, man pages
+  prometheus                  # promtool, which checks monitoring/'s alert rules
 )
 missing=()
 for p in "${packages[@]}"; do
