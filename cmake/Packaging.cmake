@@ -46,7 +46,7 @@ file(WRITE ${RL_PKG_OUT}/copyright
      "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
      "Upstream-Name: runledger\n\n"
      "Files: *\n"
-     "Copyright: runledger maintainers\n"
+     "Copyright: 2026 runledger maintainers\n"
      "License: Apache-2.0\n"
      " On Debian systems, the full text of the Apache License, Version 2.0, is in\n"
      " /usr/share/common-licenses/Apache-2.0.\n")
@@ -69,18 +69,21 @@ set(CPACK_PACKAGE_NAME runledger)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "runledger maintainers <maintainers@runledger.invalid>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "event-sourced state engine for data jobs")
-set(CPACK_PACKAGE_DESCRIPTION
-    "runledger records every change to a data job, a data connector or a hold as an\n"
-    "immutable, hash-chained event in an embedded RocksDB log, fsynced before anyone\n"
-    "is told. The server runledgerd serves the state over HTTP; the CLI runledger\n"
-    "replays, verifies and tells the story of the log. This package runs runledgerd\n"
-    "as the systemd service runledgerd.service.")
-string(REPLACE ";" "" CPACK_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
-set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-# Stage the absolute paths (/etc, /lib) inside the package, not on this machine.
+set(CPACK_PACKAGE_DESCRIPTION "\
+runledger records every change to a data job, a data connector or a hold as
+an immutable, hash-chained event in an embedded RocksDB log, fsynced before
+anyone is told. The server runledgerd serves the state over HTTP, and the CLI
+runledger replays, verifies and tells the story of the log. This package runs
+runledgerd as the systemd service runledgerd.service.")
+# Stage the absolute paths (/etc, /lib) inside the package, not on this
+# machine; the prefix of the others is /usr, whatever CMAKE_INSTALL_PREFIX is.
 set(CPACK_SET_DESTDIR ON)
+set(CPACK_INSTALL_PREFIX /usr)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
-set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
+# gzip, not xz: 2.5 MB more, but five times faster to build, and the
+# package test builds it on every ctest run.
+set(CPACK_DEBIAN_COMPRESSION_TYPE gzip)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
 set(CPACK_DEBIAN_PACKAGE_SECTION misc)

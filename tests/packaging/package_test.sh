@@ -177,7 +177,7 @@ fi
 
 # ---- lintian, when installed: errors fail, the rest is reported ----
 if command -v lintian >/dev/null; then
-  lint=$(lintian --no-tag-display-limit "$deb" 2>&1 || true)
+  lint=$(lintian --tag-display-limit 0 "$deb" 2>&1 || true)
   if [ -n "$lint" ]; then printf '     lintian: %s\n' "${lint//$'\n'/$'\n'     lintian: }"; fi
   if grep -q '^E:' <<<"$lint"; then fail "lintian: errors"; else pass "lintian: no error"; fi
 else
