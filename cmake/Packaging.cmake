@@ -27,13 +27,18 @@ endforeach()
 add_custom_target(runledger_man ALL DEPENDS ${RL_MAN_GZ})
 
 # The changelog a Debian package carries, in Debian's format: it points at
-# CHANGELOG.md, which is the project's own. SOURCE_DATE_EPOCH fixes its date.
-string(TIMESTAMP RL_PKG_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
-file(WRITE ${RL_PKG_OUT}/changelog
-     "runledger (${PROJECT_VERSION}) unstable; urgency=medium\n\n"
-     "  * Release ${PROJECT_VERSION}; the changes are in CHANGELOG.md in the\n"
-     "    source tree.\n\n"
-     " -- runledger maintainers <maintainers@runledger.invalid>  ${RL_PKG_DATE}\n")
+# CHANGELOG.md, which is the project's own. Its date is the day of the
+# configure (SOURCE_DATE_EPOCH fixes it); file(CONFIGURE) rewrites it only
+# when it changes, so a reconfigure does not rebuild the package's files.
+string(TIMESTAMP RL_PKG_DATE "%a, %d %b %Y 00:00:00 +0000" UTC)
+file(CONFIGURE OUTPUT ${RL_PKG_OUT}/changelog CONTENT
+     "runledger (${PROJECT_VERSION}) unstable; urgency=medium
+
+  * Release ${PROJECT_VERSION}; the changes are in CHANGELOG.md in the
+    source tree.
+
+ -- runledger maintainers <maintainers@runledger.invalid>  ${RL_PKG_DATE}
+")
 add_custom_command(
   OUTPUT ${RL_PKG_OUT}/changelog.gz
   COMMAND gzip -9 -n -c ${RL_PKG_OUT}/changelog > ${RL_PKG_OUT}/changelog.gz
@@ -42,14 +47,16 @@ add_custom_target(runledger_pkg_changelog ALL DEPENDS ${RL_PKG_OUT}/changelog.gz
 
 # The copyright file Debian requires: the Apache-2.0 licence is in
 # /usr/share/common-licenses.
-file(WRITE ${RL_PKG_OUT}/copyright
-     "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
-     "Upstream-Name: runledger\n\n"
-     "Files: *\n"
-     "Copyright: 2026 runledger maintainers\n"
-     "License: Apache-2.0\n"
-     " On Debian systems, the full text of the Apache License, Version 2.0, is in\n"
-     " /usr/share/common-licenses/Apache-2.0.\n")
+file(CONFIGURE OUTPUT ${RL_PKG_OUT}/copyright CONTENT
+     "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: runledger
+
+Files: *
+Copyright: 2026 runledger maintainers
+License: Apache-2.0
+ On Debian systems, the full text of the Apache License, Version 2.0, is in
+ /usr/share/common-licenses/Apache-2.0.
+")
 
 # ---- install rules ----
 # Paths outside the prefix (/etc, /lib/systemd) are absolute: the package
