@@ -141,6 +141,16 @@ check "ExecStart uses the environment file's variables" \
   grep -qF -- '--listen ${RUNLEDGER_LISTEN} --data ${RUNLEDGER_DATA} $RUNLEDGERD_OPTS' <<<"$exec_start"
 cmdline=$(sed -e "s|^/usr/bin/|$root/usr/bin/|" -e 's/\${\([A-Z_]*\)}/"${\1}"/g' <<<"$exec_start")
 data="$scratch/data"
+# As root (CI is), it runs as the unit runs it: an unprivileged user (nobody
+# here, as the package's user is not made), no capabilities, no new
+# privileges.
+as_user=""
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  chmod 711 "$scratch"
+  install -d -o 65534 -g 65534 -m 700 "$scratch/state"
+  data="$scratch/state/data"
+  as_user="setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs --bounding-set=-all --inh-caps=-all"
+fi
 (
   # The unit's Environment= defaults, then its EnvironmentFile=.
   while IFS= read -r assignment; do
@@ -152,7 +162,7 @@ data="$scratch/data"
   set +a
   export RUNLEDGER_LISTEN=127.0.0.1:0 RUNLEDGER_DATA="$data"
   umask 0077
-  eval "exec $cmdline"
+  eval "exec $as_user $cmdline"
 ) >"$scratch/server.log" 2>&1 &
 server_pid=$!
 port=""
@@ -165,7 +175,7 @@ done
 if [ -z "$port" ]; then
   fail "packaged runledgerd started"; cat "$scratch/server.log"
 else
-  pass "packaged runledgerd listening on 127.0.0.1:$port"
+  pass "packaged runledgerd listening on 127.0.0.1:$port${as_user:+, as nobody without capabilities}"
   health=$(curl -sS --max-time 5 "http://127.0.0.1:$port/v1/health" || true)
   check "GET /v1/health answers ok ($health)" grep -q '"status":"ok"' <<<"$health"
   check "data folder created 0700" test "$(stat -c %a "$data")" = 700
