@@ -143,13 +143,24 @@ cmdline=$(sed -e "s|^/usr/bin/|$root/usr/bin/|" -e 's/\${\([A-Z_]*\)}/"${\1}"/g'
 data="$scratch/data"
 # As root (CI is), it runs as the unit runs it: an unprivileged user (nobody
 # here, as the package's user is not made), no capabilities, no new
-# privileges.
-as_user=""
+# privileges; and where mount namespaces are allowed, with / read-only but
+# for its data folder (ProtectSystem=strict).
+launcher=()
+how=""
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   chmod 711 "$scratch"
   install -d -o 65534 -g 65534 -m 700 "$scratch/state"
   data="$scratch/state/data"
-  as_user="setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs --bounding-set=-all --inh-caps=-all"
+  launcher=(setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs --bounding-set=-all --inh-caps=-all)
+  how=", as nobody without capabilities"
+  if unshare -m --propagation private true 2>/dev/null; then
+    # shellcheck disable=SC2016 # the inner shell expands them
+    launcher=(unshare -m --propagation private sh -c \
+      'mount --bind "$0" "$0" && mount -o remount,bind,ro / && exec "$@"' "$scratch/state" "${launcher[@]}")
+    how="$how, / read-only"
+  else
+    skip "read-only / for the server: no mount namespace here"
+  fi
 fi
 (
   # The unit's Environment= defaults, then its EnvironmentFile=.
@@ -162,7 +173,8 @@ fi
   set +a
   export RUNLEDGER_LISTEN=127.0.0.1:0 RUNLEDGER_DATA="$data"
   umask 0077
-  eval "exec $as_user $cmdline"
+  eval "set -- $cmdline"
+  exec "${launcher[@]}" "$@"
 ) >"$scratch/server.log" 2>&1 &
 server_pid=$!
 port=""
@@ -175,9 +187,13 @@ done
 if [ -z "$port" ]; then
   fail "packaged runledgerd started"; cat "$scratch/server.log"
 else
-  pass "packaged runledgerd listening on 127.0.0.1:$port${as_user:+, as nobody without capabilities}"
+  pass "packaged runledgerd listening on 127.0.0.1:$port$how"
   health=$(curl -sS --max-time 5 "http://127.0.0.1:$port/v1/health" || true)
   check "GET /v1/health answers ok ($health)" grep -q '"status":"ok"' <<<"$health"
+  # A command is made durable: the data folder is writable to it.
+  job=$(curl -sS --max-time 5 -XPOST "http://127.0.0.1:$port/v1/jobs" -H 'Content-Type: application/json' \
+          -d '{"id":"package-test","kind":"check","target":"package/test","plan":["LOAD"]}' || true)
+  check "POST /v1/jobs enqueues a job" grep -q '"state":"QUEUED"' <<<"$job"
   check "data folder created 0700" test "$(stat -c %a "$data")" = 700
   kill -TERM "$server_pid"
   rc=0; wait "$server_pid" || rc=$?
