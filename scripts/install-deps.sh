@@ -18,6 +18,8 @@ packages=(
   curl procps                 # scripts and restart tests
   clang-format                # the format check of scripts/test.sh
   openssl testssl.sh          # certificates for the TLS tests, and the TLS check
+  file systemd man-db lintian # the Debian package's checks: shlibdeps, unit, man pages
+  prometheus                  # promtool, which checks monitoring/'s alert rules
 )
 missing=()
 for p in "${packages[@]}"; do
