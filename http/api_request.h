@@ -24,6 +24,10 @@ struct ApiRequest {
   // "anonymous" without authentication, where every caller is one (the
   // actor header names a person for the log, not a caller).
   std::string caller = kAnonymousCaller;
+  // The caller's role ("reader", "worker", "operator"): every caller is an
+  // operator when authentication is off.
+  std::string role = "operator";
+  bool authenticated = false;   // a bearer token named the caller
   std::string idempotency_key;  // empty: none
   std::string last_event_id;    // SSE resume header
 

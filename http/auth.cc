@@ -99,6 +99,18 @@ std::optional<Principal> Auth::authenticate(std::string_view authorization) cons
   return it->second;
 }
 
+std::string_view role_name(Role role) {
+  switch (role) {
+    case Role::kReader:
+      return "reader";
+    case Role::kWorker:
+      return "worker";
+    case Role::kOperator:
+      return "operator";
+  }
+  return "reader";
+}
+
 bool allowed(Role role, std::string_view method, std::string_view path) {
   if (method == "GET") return true;
   switch (role) {

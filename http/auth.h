@@ -37,6 +37,9 @@ class Auth {
   std::map<std::string, Principal> by_hash_;  // hex SHA-256 of the token
 };
 
+// "reader", "worker" or "operator", as the tokens file says it.
+std::string_view role_name(Role role);
+
 // Whether `role` may call METHOD on PATH.
 bool allowed(Role role, std::string_view method, std::string_view path);
 

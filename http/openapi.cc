@@ -109,6 +109,7 @@ const std::vector<Operation>& operations() {
       {"get", "/v1/events", "The global log (after, limit, stream, type, since)", 200, {}},
       {"get", "/v1/events/live", "The log as Server-Sent Events", 200, {}},
       {"get", "/v1/health", "200 when the engine can write", 200, {}},
+      {"get", "/v1/whoami", "The caller's name and role", 200, {}},
       {"get", "/metrics", "Prometheus metrics", 200, {}},
       {"get", "/v1/openapi.json", "This document", 200, {}},
   };

@@ -26,6 +26,12 @@ void add_ops_routes(Router& router, Engine& engine, const LiveStreams& live) {
     r.content_type = "text/plain; version=0.0.4";
     return r;
   });
+  // Who the server takes the caller for: a client shows only the actions
+  // its role may make.
+  router.add_command("GET", "/v1/whoami", [](ApiRequest& a) {
+    return Reply::json(200,
+                       {{"name", a.caller}, {"role", a.role}, {"authenticated", a.authenticated}});
+  });
   router.add("GET", "/v1/openapi.json", [](ApiRequest&) { return Reply{200, openapi_document()}; });
 }
 

@@ -77,6 +77,8 @@ std::optional<Reply> read_api_headers(const HeaderList& headers, const Auth* aut
                           "token '" + who->name + "' may not " + a.method + " " + a.path);
     }
     if (role != nullptr) *role = who->role;
+    a.role = role_name(who->role);
+    a.authenticated = true;
     a.actor = who->name;  // the token's name is the actor, whatever headers say
     a.caller = who->name;
   } else if (const std::string* actor = find_header(headers, "X-Runledger-Actor")) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what is missing, build, check the formatting of every source
-# (.clang-format), and run the whole test suite; then the
+# (.clang-format), and run the whole test suite and the console's browser
+# suite (scripts/ui-test.sh); then the
 # sanitizer pass at CI size (scripts/sanitize.sh): the store, decider and
 # engine suites under ASan + UBSan (the randomized ones cut to a tenth) and
 # 20 s of each fuzzer, in build-asan-ci/ at -O0 (it builds fastest).
@@ -11,6 +12,10 @@ cd "$(dirname "$0")/.."
 ./scripts/build.sh
 cmake --build build --target format-check
 (cd build && ctest --output-on-failure --timeout 900 -j2)
+# The console: its committed build is what its sources give, and the browser
+# suite passes against the console built into runledgerd.
+./scripts/ui-check.sh
+RL_UI_EMBEDDED=1 ./scripts/ui-test.sh build/bin
 if [ "${RUNLEDGER_SANITIZE_CHECKS:-1}" != 0 ]; then
   RUNLEDGER_ASAN_BUILD=build-asan-ci RUNLEDGER_ASAN_OPT=-O0 \
     RUNLEDGER_FUZZ_SECONDS="${RUNLEDGER_FUZZ_SECONDS:-20}" \

@@ -326,8 +326,8 @@ int server_main(int argc, char** argv) {
     log::error("{}", st.ToString());
     return kExitCannotStart;
   }
-  log::info("listening on {}://{}:{} with data in {}{}", f.tls.enabled() ? "https" : "http", host,
-            server.port(), f.data, f.read_only ? " (read-only)" : "");
+  log::info("listening on {}:{} with data in {}{}{}", host, server.port(), f.data,
+            f.read_only ? " (read-only)" : "", f.tls.enabled() ? " (HTTPS)" : "");
   std::thread waiter([&server, signals] {
     int sig = 0;
     // SIGHUP: the tokens file and the TLS files are read again.

@@ -91,6 +91,19 @@ TEST_F(AuthTest, AnUnknownTokenOrAnotherSchemeIs401) {
 
 TEST_F(AuthTest, HealthAnswersWithoutAToken) { EXPECT_EQ(client().get("/v1/health").status, 200); }
 
+TEST_F(AuthTest, WhoamiNamesEachTokensCallerAndRoleAndWantsAToken) {
+  EXPECT_EQ(client().get("/v1/whoami").status, 401);
+  const std::vector<std::tuple<std::string, std::string, std::string>> tokens = {
+      {kReaderToken, "ana", "reader"},
+      {kWorkerToken, "loader-7", "worker"},
+      {kOperatorToken, "oncall", "operator"}};
+  for (const auto& [token, name, role] : tokens) {
+    ApiReply r = client().get("/v1/whoami", bearer(token));
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.json, json({{"name", name}, {"role", role}, {"authenticated", true}}));
+  }
+}
+
 TEST_F(AuthTest, HealthAnswersWithoutATokenHoweverItsPathIsSpelled) {
   EXPECT_EQ(client().get("/v1/%68ealth").status, 200);
   EXPECT_EQ(client().get("//v1//health").status, 200);

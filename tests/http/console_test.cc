@@ -242,6 +242,14 @@ TEST_F(ServerTest, TheBuiltInConsoleIsTheCommittedBuild) {
   }
 }
 
+// What the console asks to learn whether it may show actions.
+TEST_F(ServerTest, WhoamiWithoutAuthenticationIsTheAnonymousOperator) {
+  ApiReply r = client().get("/v1/whoami");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.json, nlohmann::json(
+                        {{"name", "anonymous"}, {"role", "operator"}, {"authenticated", false}}));
+}
+
 TEST(ConsoleStartTest, AUiDirWithoutAPageRefusesToStart) {
   TempDir dir;
   std::filesystem::create_directories(dir.path() + "/ui/assets");

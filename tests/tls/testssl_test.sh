@@ -20,7 +20,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
 server_pid=$!
 port=""
 for _ in $(seq 1 300); do
-  port=$(sed -n 's|.*listening on https://127.0.0.1:\([0-9]*\) .*|\1|p' "$work/server.log")
+  port=$(sed -n 's|.*listening on 127.0.0.1:\([0-9]*\) .*|\1|p' "$work/server.log")
   [ -n "$port" ] && break
   sleep 0.1
 done

@@ -62,17 +62,14 @@ export function setToken(tok) {
   restartLive();
 }
 
-// Which role is this? The API has no "who am I" call; a cancel of a job id that cannot exist is
-// answered 404 to a caller that may cancel and 403 to one that may not, and changes nothing.
+// Which role is this? GET /v1/whoami names the caller and its role (every caller is an operator
+// when authentication is off); only an operator sees the actions.
 export async function probeRole() {
   try {
-    await api('/v1/jobs/__console_role_probe__/cancel', { method: 'POST', body: {} });
-    store.role = 'operator';
+    const me = await api('/v1/whoami');
+    store.role = me.role === 'operator' ? 'operator' : 'limited';
   } catch (e) {
-    if (e.status === 404) store.role = 'operator';
-    else if (e.status === 403) store.role = 'limited';
-    else if (e.status === 401) store.role = null;
-    else store.role = 'operator';
+    store.role = e.status === 401 ? null : 'limited';
   }
   notify();
 }

@@ -32,10 +32,10 @@ export async function context(browser, base, opts = {}) {
   return { ctx, problems };
 }
 
-// A response of 4xx/5xx is a problem, but for the role probe, a deliberate 404 (the browser also
-// logs each such response as a console error, "Failed to load resource", counted here once).
+// A response of 4xx/5xx is a problem (the browser also logs each such response as a console
+// error, "Failed to load resource", counted here once, by its response).
 export function watch(page, problems) {
   page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console error on ${page.url()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
-  page.on('response', (r) => { if (r.status() >= 400 && !r.url().includes('__console_role_probe__')) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
 }
