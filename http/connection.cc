@@ -32,6 +32,8 @@ constexpr size_t kInputBytesFirst = 4 * 1024;
 constexpr size_t kInputBytesMax = 32 * 1024;
 // How long a closing socket still takes (and drops) what its client sends.
 constexpr int kLingerMs = 2000;
+// A reply body's buffer larger than this is freed once written.
+constexpr size_t kBodyBytesKeptMax = 64 * 1024;
 
 ParserLimits limits_for(const ServerOptions& o) {
   ParserLimits l;
@@ -77,7 +79,10 @@ Connection::Connection(ServerContext& ctx, asio::ip::tcp::socket socket,
   ctx_.connections.fetch_add(1, std::memory_order_relaxed);
 }
 
-Connection::~Connection() { ctx_.connections.fetch_sub(1, std::memory_order_relaxed); }
+Connection::~Connection() {
+  uncount_reply_bytes();
+  ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
+}
 
 void Connection::start() {
   error_code ec;
@@ -149,7 +154,10 @@ void Connection::dispatch() {
                 !ctx_.stopping.load(std::memory_order_relaxed);
   http10_ = in.version_minor == 0;
   head_only_ = in.method == "HEAD";
-  if (refuse_) return send(Reply::error(503, "overloaded", "too many connections; retry later"));
+  if (refuse_) {
+    ctx_.counters.refused(HttpCounters::Refusal::kConnections);
+    return send(Reply::error(503, "overloaded", "too many connections; retry later"));
+  }
 
   api_ = ApiRequest{};
   long_poll_.reset();
@@ -164,6 +172,8 @@ void Connection::dispatch() {
   // The console's files hold no data: served without a token.
   if (ctx_.options.console && console_path(api_.path)) return serve_console();
   if (auto early = read_api_headers(in.headers, ctx_.auth.enabled() ? &ctx_.auth : nullptr, api_)) {
+    if (early->status == 401) ctx_.counters.refused(HttpCounters::Refusal::kAuthentication);
+    if (early->status == 403) ctx_.counters.refused(HttpCounters::Refusal::kForbidden);
     return send(std::move(*early));
   }
   const Router::Route* route = nullptr;
@@ -189,9 +199,28 @@ void Connection::dispatch() {
     return answer(std::move(a));
   }
 
+  // Replies not yet taken by their clients are over budget: a read, which
+  // may build megabytes, waits for them to drain (docs/operations.md, Limits).
+  // Health and metrics are small, and must answer under load.
+  if (ctx_.counters.reply_bytes() > ctx_.options.reply_bytes_max && api_.path != "/v1/health" &&
+      api_.path != "/metrics") {
+    ctx_.counters.refused(HttpCounters::Refusal::kReplyBytes);
+    Reply busy = Reply::error(503, "overloaded",
+                              "too many reply bytes are waiting for their clients; retry later");
+    busy.headers = "Retry-After: 1\r\n";
+    return send(std::move(busy));
+  }
   if (!ctx_.in_flight.try_add()) return send(shutting_down());
   bool queued = ctx_.pool.post([self = shared_from_this(), route]() mutable {
     ServerContext& ctx = self->ctx_;
+    // Its client left while it waited for a thread: nothing to build.
+    if (self->client_gone()) {
+      ctx.counters.dropped();
+      auto* c = self.get();
+      asio::post(c->socket_.get_executor(), [self = std::move(self)] { self->close(); });
+      ctx.in_flight.done();
+      return;
+    }
     Answer a = run_handler(*route, self->api_);
     if (a.command) {
       self->submit(std::move(*a.command), /*admitted=*/true);
@@ -207,8 +236,19 @@ void Connection::dispatch() {
   });
   if (!queued) {
     ctx_.in_flight.done();
+    ctx_.counters.refused(HttpCounters::Refusal::kQueue);
     send(Reply::error(503, "overloaded", "too many requests are waiting; retry later"));
   }
+}
+
+bool Connection::client_gone() {
+  // Called where no operation of the loop is pending on the socket. A peek
+  // consumes nothing: a pipelined request stays for the parser.
+  char byte = 0;
+  const ssize_t n =
+      ::recv(socket_.lowest_layer().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n == 0) return true;  // the client closed its side
+  return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
 }
 
 void Connection::serve_console() {
@@ -324,6 +364,7 @@ void Connection::end_wait() {
 
 void Connection::send(Reply r) {
   if (closed_) return;
+  ctx_.counters.reply(r.status);
   body_ = std::move(r.body);
   ResponseHead h;
   h.status = r.status;
@@ -341,9 +382,12 @@ void Connection::send(Reply r) {
   }
   h.allow = allow;
   h.extra = r.headers;
-  if (head_only_ || r.status == 204) body_.clear();
+  if (head_only_ || r.status == 204 || r.status == 304) body_.clear();
   head_.clear();
   append_response_head(head_, h);
+  // Counted until written (or the socket closes): the budget of reads.
+  reply_bytes_counted_ = head_.size() + body_.size();
+  ctx_.counters.add_reply_bytes(reply_bytes_counted_);
   arm(ctx_.options.write_timeout_ms);
   std::array<asio::const_buffer, 2> buffers{asio::buffer(head_), asio::buffer(body_)};
   asio::async_write(socket_, buffers, [self = shared_from_this()](error_code ec, size_t) {
@@ -353,6 +397,9 @@ void Connection::send(Reply r) {
 }
 
 void Connection::on_written() {
+  uncount_reply_bytes();
+  // A large body's buffer is not kept by an idle keep-alive socket.
+  if (body_.capacity() > kBodyBytesKeptMax) std::string().swap(body_);
   if (!keep_alive_) return close_gracefully();
   parser_.reset();
   continue_sent_ = false;
@@ -472,9 +519,15 @@ void Connection::wait_for_deadline() {
   });
 }
 
+void Connection::uncount_reply_bytes() {
+  ctx_.counters.sub_reply_bytes(reply_bytes_counted_);
+  reply_bytes_counted_ = 0;
+}
+
 void Connection::close() {
   if (closed_) return;
   closed_ = true;
+  uncount_reply_bytes();
   stream_queue_.clear();
   stream_queued_bytes_ = 0;
   if (streaming_) {

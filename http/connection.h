@@ -66,6 +66,10 @@ class Connection : public std::enable_shared_from_this<Connection>, public LiveS
   void dispatch();
   void refuse_oversized();
   void serve_console();
+  // On the pool, with nothing of the loop pending on the socket: whether
+  // the client closed or reset it.
+  bool client_gone();
+  void uncount_reply_bytes();
   void answer(Answer answer);
   // `admitted`: the request already counts as in flight (it came through
   // the blocking pool), so a stop that began meanwhile still lets it run.
@@ -123,9 +127,10 @@ class Connection : public std::enable_shared_from_this<Connection>, public LiveS
   size_t served_ = 0;
   bool keep_alive_ = true;
   bool http10_ = false;
-  bool head_only_ = false;  // HEAD: the reply's headers without its body
-  std::string head_;        // of the reply being written
-  std::string body_;        // of the reply being written
+  bool head_only_ = false;          // HEAD: the reply's headers without its body
+  size_t reply_bytes_counted_ = 0;  // of the reply being written, in the server's count
+  std::string head_;                // of the reply being written
+  std::string body_;                // of the reply being written
 
   // A live stream: the chunks queued (each kept alive by its owner), and
   // those being written.

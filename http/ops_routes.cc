@@ -5,7 +5,8 @@
 
 namespace runledger::http {
 
-void add_ops_routes(Router& router, Engine& engine, const LiveStreams& live) {
+void add_ops_routes(Router& router, Engine& engine, const LiveStreams& live,
+                    const HttpCounters& counters) {
   router.add("GET", "/v1/health", [&engine](ApiRequest&) {
     if (!engine.writable()) {
       return Reply::error(503, "unavailable",
@@ -17,12 +18,12 @@ void add_ops_routes(Router& router, Engine& engine, const LiveStreams& live) {
       return Reply::json(200, {{"status", "ok"}, {"last_seq", s.last_seq}});
     });
   });
-  router.add("GET", "/metrics", [&engine, &live](ApiRequest&) {
+  router.add("GET", "/metrics", [&engine, &live, &counters](ApiRequest&) {
     Reply r = engine.read([&engine](const State& s, const Decision*) {
       return Reply{200,
                    engine.metrics().render(s, engine.writable(), engine.stored_finished_jobs())};
     });
-    if (r.status == 200) r.body += live.metrics_text();
+    if (r.status == 200) r.body += live.metrics_text() + counters.metrics_text();
     r.content_type = "text/plain; version=0.0.4";
     return r;
   });

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/engine.h"
+#include "http/http_counters.h"
 #include "http/live_stream.h"
 #include "http/router.h"
 
@@ -17,6 +18,7 @@ void add_connector_routes(Router& router, Engine& engine);
 void add_hold_routes(Router& router, Engine& engine);
 void add_event_routes(Router& router, Engine& engine);
 // `live`: its streams' figures are part of /metrics.
-void add_ops_routes(Router& router, Engine& engine, const LiveStreams& live);
+void add_ops_routes(Router& router, Engine& engine, const LiveStreams& live,
+                    const HttpCounters& counters);
 
 }  // namespace runledger::http

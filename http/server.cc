@@ -102,7 +102,7 @@ struct Server::Impl {
     add_connector_routes(router, engine);
     add_hold_routes(router, engine);
     add_event_routes(router, engine);
-    add_ops_routes(router, engine, live);
+    add_ops_routes(router, engine, live, ctx.counters);
   }
 
   void accept();
@@ -124,7 +124,9 @@ void Server::Impl::accept() {
     if (open < connections_fit) {
       const bool refuse = open + refused_room >= connections_fit;
       std::make_shared<Connection>(ctx, std::move(socket), tls, refuse)->start();
-    }  // else: the socket closes as it goes out of scope
+    } else {
+      ctx.counters.refused(HttpCounters::Refusal::kConnections);
+    }  // the socket closes as it goes out of scope
     accept();
   });
 }

@@ -14,6 +14,7 @@
 #include "http/blocking_pool.h"
 #include "http/claim_waiters.h"
 #include "http/cross_site.h"
+#include "http/http_counters.h"
 #include "http/live_stream.h"
 #include "http/loop_inbox.h"
 #include "http/router.h"
@@ -77,6 +78,7 @@ struct ServerContext {
   ClaimWaiters* claims = nullptr;
   LiveStreams* live = nullptr;
   InFlight in_flight;
+  HttpCounters counters;
   std::atomic<size_t> connections{0};
   std::atomic<bool> stopping{false};
 };

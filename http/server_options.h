@@ -24,6 +24,9 @@ struct ServerOptions {
   // closed, and far beyond it is closed at once.
   size_t connections_max = 4096;
   size_t body_limit_bytes = 1 << 20;
+  // Reply bytes handed to sockets and not yet taken by their clients; while
+  // over it, reads are refused with 503 and Retry-After (docs/operations.md).
+  size_t reply_bytes_max = 256 << 20;
   int read_timeout_ms = 5000;   // from the first byte of a request to its end
   int write_timeout_ms = 5000;  // for each reply
   int keep_alive_timeout_s = 5;

@@ -32,6 +32,7 @@ struct Flags {
   size_t http_threads = 128;
   size_t waiting_claims_max = 4096;
   size_t live_streams_max = 4096;
+  size_t reply_bytes_max = 256 << 20;
   std::string auth_tokens;
   int64_t retry_backoff_s = 1;
   std::string log_level = "info";
@@ -77,6 +78,12 @@ void add_flags(CLI::App& app, Flags& f) {
                  "claims that may wait for work at once (wait_s); one more is refused with 503")
       ->envname("RUNLEDGER_WAITING_CLAIMS_MAX")
       ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  app.add_option("--reply-bytes-max", f.reply_bytes_max,
+                 "reply bytes not yet taken by clients beyond which reads are refused with 503 "
+                 "and Retry-After")
+      ->envname("RUNLEDGER_REPLY_BYTES_MAX")
+      ->check(CLI::Range(size_t{64} << 10, size_t{64} << 30))
       ->capture_default_str();
   app.add_option("--live-streams-max", f.live_streams_max,
                  "live event streams (GET /v1/events/live) open at once; one more is refused "
@@ -315,6 +322,7 @@ int server_main(int argc, char** argv) {
   ho.threads = f.http_threads;
   ho.waiting_claims_max = f.waiting_claims_max;
   ho.live_streams_max = f.live_streams_max;
+  ho.reply_bytes_max = f.reply_bytes_max;
   ho.body_limit_bytes = f.body_limit_bytes;
   ho.api.lease_max_s = f.lease_max_s;
   ho.auth_tokens_path = f.auth_tokens;

@@ -1,0 +1,56 @@
+// HttpCounters: what the HTTP layer counts for /metrics (docs/operations.md,
+// Metrics): replies by status, authentication failures, connections and
+// requests refused for want of room, requests dropped because their client
+// had gone, and the reply bytes not yet taken by their clients. Also the
+// warning lines for those refusals, at most one per kind every 10 s, each
+// saying how many happened since the last.
+// Thread-safe (atomics; the loop and the pool count alike).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace runledger::http {
+
+class HttpCounters {
+ public:
+  enum class Refusal : uint8_t {
+    kConnections,     // over connections_max: answered 503 or closed at once
+    kQueue,           // the blocking pool's queue full
+    kReplyBytes,      // over the reply bytes budget
+    kAuthentication,  // 401: no token, or an unknown one
+    kForbidden,       // 403: a role that may not make the call
+  };
+  static constexpr size_t kRefusals = 5;
+
+  void reply(int status);
+  // Counts the refusal and logs a warning line when none was logged for
+  // this kind in the last 10 s.
+  void refused(Refusal why);
+  void dropped() { dropped_.fetch_add(1, std::memory_order_relaxed); }
+
+  // Reply bytes handed to sockets and not yet written.
+  void add_reply_bytes(size_t n) { reply_bytes_.fetch_add(n, std::memory_order_relaxed); }
+  void sub_reply_bytes(size_t n) { reply_bytes_.fetch_sub(n, std::memory_order_relaxed); }
+  size_t reply_bytes() const { return reply_bytes_.load(std::memory_order_relaxed); }
+
+  // The counters in the Prometheus text format.
+  std::string metrics_text() const;
+
+ private:
+  static constexpr int kStatusFirst = 100;
+  static constexpr int kStatusLast = 599;
+  std::array<std::atomic<uint64_t>, kStatusLast - kStatusFirst + 1> by_status_{};
+  std::array<std::atomic<uint64_t>, kRefusals> refusals_{};
+  std::array<std::atomic<uint64_t>, kRefusals> unlogged_{};
+  std::array<std::atomic<int64_t>, kRefusals> last_logged_ms_{};
+  std::atomic<uint64_t> dropped_{0};
+  std::atomic<size_t> reply_bytes_{0};
+};
+
+}  // namespace runledger::http
