@@ -26,6 +26,12 @@ using nlohmann::json;
 // How often an idle keeper looks whether its runner is still there.
 constexpr std::chrono::milliseconds kKeeperIdleWait{200};
 
+int64_t unix_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 // Closes every descriptor above stderr but `keep`: the keeper must not hold
 // the state folder's lock (a runner started again could never take it) nor
 // the runner's sockets.
@@ -112,6 +118,7 @@ class KeeperLoop {
 
   void finish_step(bool runner_died) {
     StepRecord r;
+    r.exited_unix_ns = unix_ns();
     r.exit_code = child_->exit_code();
     r.signal = child_->killed_by();
     r.stopped = stopped_ || child_->signalled_by_runner();
@@ -154,7 +161,8 @@ json StepRecord::to_json() const {
           {"stopped", stopped},
           {"runner_died", runner_died},
           {"duration_ms", duration_ms},
-          {"orphans_killed", orphans_killed}};
+          {"orphans_killed", orphans_killed},
+          {"exited_unix_ns", exited_unix_ns}};
 }
 
 StepRecord StepRecord::from_json(const json& j) {
@@ -168,6 +176,7 @@ StepRecord StepRecord::from_json(const json& j) {
   r.runner_died = j.value("runner_died", false);
   r.duration_ms = j.value("duration_ms", int64_t{0});
   r.orphans_killed = j.value("orphans_killed", 0);
+  r.exited_unix_ns = j.value("exited_unix_ns", int64_t{0});
   return r;
 }
 

@@ -45,6 +45,7 @@ struct StepRecord {
   bool runner_died = false;      // a bound keeper stopped it because its runner died
   int64_t duration_ms = 0;
   int orphans_killed = 0;
+  int64_t exited_unix_ns = 0;  // when the keeper saw it end (the wall clock, for benchmarks)
 
   nlohmann::json to_json() const;
   static StepRecord from_json(const nlohmann::json& j);

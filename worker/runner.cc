@@ -41,6 +41,14 @@ void on_stop_signal(int) { g_stop_signals.fetch_add(1); }
 void on_tstp(int) { g_no_more_claims = true; }
 void on_usr1(int) { g_status_wanted = true; }
 
+// The wall clock in ns: the --summary timings a benchmark compares with a
+// step's own clock.
+int64_t unix_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 // Three commands in a row that could not be executed stop the runner: a
 // broken host must not burn every job's attempts.
 constexpr int kUnexecutableInARowMax = 3;
@@ -198,6 +206,7 @@ class Runner {
   Clock::time_point lease_deadline_{};
   uint64_t heartbeats_ = 0;
   bool cancel_seen_ = false;
+  int64_t claimed_unix_ns_ = 0;
   bool keep_journal_ = false;  // fenced: the step's end is reported once the server answers
   json summary_steps_ = json::array();
 };
@@ -478,7 +487,8 @@ std::optional<AttemptEnd> Runner::report_step(const std::string& step, const Ste
   if (fs::exists(result_file)) exit.result_file = read_file(result_file);
   summary_steps_.push_back({{"name", step},
                             {"exit_code", rec.exit_code ? json(*rec.exit_code) : json(nullptr)},
-                            {"duration_ms", rec.duration_ms}});
+                            {"duration_ms", rec.duration_ms},
+                            {"exited_unix_ns", rec.exited_unix_ns}});
   StepReport rep;
   if (rec.runner_died || stopped == StopReason::kShutdown) {
     // Stopped mid-way: what it produced is unknown.
@@ -514,6 +524,7 @@ std::optional<AttemptEnd> Runner::report_step(const std::string& step, const Ste
     // it): the step's end is evidence the server still takes.
     return report_by_reattach(step, rec.code_for_reattach(), rep);
   }
+  summary_steps_.back()["reported_unix_ns"] = unix_ns();
   if (r.status != 200) {
     log("err", step, "could not be reported: " + r.message());
     keep_journal_ = r.status == 0 || r.status >= 500;
@@ -872,6 +883,7 @@ client::Response Runner::claim() {
       c_->send("POST", "/v1/jobs/claim", (*pending)["body"], pending->value("key", ""));
   if (r.status == 0 || r.status >= 500) return r;  // sent again, same key, same body
   if (r.status == 200) {
+    claimed_unix_ns_ = unix_ns();
     // Journaled before the claim is forgotten: the lease is never lost.
     job_id_ = r.json["job"].value("id", "");
     attempt_ = r.json["job"].value("attempt", 0);
@@ -928,7 +940,8 @@ int Runner::run() {
       std::printf("%s\n", json{{"job", job_id_},
                                {"attempt", attempt_},
                                {"state", job_.value("state", "")},
-                               {"steps", summary_steps_}}
+                               {"steps", summary_steps_},
+                               {"claimed_unix_ns", claimed_unix_ns_}}
                               .dump()
                               .c_str());
       std::fflush(stdout);
