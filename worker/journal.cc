@@ -45,7 +45,9 @@ std::vector<std::string> stat_fields(pid_t pid) {
 
 }  // namespace
 
-Status write_json_durably(const std::string& path, const nlohmann::json& value) {
+namespace {
+
+Status write_json(const std::string& path, const nlohmann::json& value, bool sync) {
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Status::IoError("cannot write " + tmp + ": " + std::strerror(errno));
@@ -60,15 +62,27 @@ Status write_json_durably(const std::string& path, const nlohmann::json& value) 
     }
     done += static_cast<size_t>(n);
   }
-  const bool synced = ::fsync(fd) == 0;
+  const bool synced = !sync || ::fsync(fd) == 0;
   ::close(fd);
   if (!synced) return Status::IoError("cannot fsync " + tmp + ": " + std::strerror(errno));
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     return Status::IoError("cannot rename " + tmp + ": " + std::strerror(errno));
   }
-  sync_folder(folder_of(path));
+  if (sync) sync_folder(folder_of(path));
   return Status::Ok();
 }
+
+}  // namespace
+
+Status write_json_durably(const std::string& path, const nlohmann::json& value) {
+  return write_json(path, value, /*sync=*/true);
+}
+
+Status write_json_whole(const std::string& path, const nlohmann::json& value) {
+  return write_json(path, value, /*sync=*/false);
+}
+
+void remove_file(const std::string& path) { ::unlink(path.c_str()); }
 
 std::optional<nlohmann::json> read_json_file(const std::string& path) {
   if (::access(path.c_str(), F_OK) != 0) return std::nullopt;
@@ -77,9 +91,6 @@ std::optional<nlohmann::json> read_json_file(const std::string& path) {
   return j;
 }
 
-void remove_durably(const std::string& path) {
-  if (::unlink(path.c_str()) == 0) sync_folder(folder_of(path));
-}
 
 std::string host_name() {
   char name[256] = {};

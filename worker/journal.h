@@ -4,9 +4,10 @@
 // earlier one left unfinished, and the identity of a process that a reused
 // pid or a reboot is never taken for.
 //
-// Files of the state folder (all written whole: a temp file, fsync, rename,
-// fsync of the folder, so a reader sees the old or the new file, never a torn
-// one):
+// Files of the state folder (all written whole: a temp file, rename, so a
+// reader sees the old or the new file, never a torn one; fsynced, with the
+// folder, where a reboot must not lose them: a claim before it is sent, an
+// attempt's lease and handle, a step's record):
 //   claim.json    {"key", "body"}: a claim sent and not yet answered; a
 //                 runner started again sends it again, same key, same body.
 //   attempt.json  {"job", "attempt", "lease_token", "lease_token_sha256",
@@ -31,10 +32,14 @@ namespace runledger::worker {
 
 // `value` into `path`, durably (see above).
 Status write_json_durably(const std::string& path, const nlohmann::json& value);
+// `value` into `path` whole (temp file, rename) but not fsynced: for what
+// only this boot needs (a pid, a request to the keeper), where a sync would
+// only slow each step down.
+Status write_json_whole(const std::string& path, const nlohmann::json& value);
 // The JSON in `path`; nullopt when it is absent or not JSON.
 std::optional<nlohmann::json> read_json_file(const std::string& path);
-// Removes `path` and makes the removal durable.
-void remove_durably(const std::string& path);
+// Removes `path`, not waiting for the removal to be durable.
+void remove_file(const std::string& path);
 
 // A process named so that neither a reused pid nor a reboot can pass for it.
 struct ProcessId {

@@ -105,7 +105,7 @@ class KeeperLoop {
       write_record(r);
       return;
     }
-    (void)write_json_durably(step_file(dir_, step_, ".pid"),
+    (void)write_json_whole(step_file(dir_, step_, ".pid"),
                              {{"pid", child_->pid()}, {"start", start_ticks(child_->pid())}});
   }
 

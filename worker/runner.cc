@@ -323,7 +323,9 @@ client::Response Runner::call(const std::string& verb, const std::string& step, 
 client::Response Runner::report(const std::string& verb, const std::string& step, json body) {
   if (std::optional<json> j = read_json_file(journal_path(state_dir_))) {
     (*j)["report"] = {{"verb", verb}, {"step", step}, {"body", body}};
-    (void)write_json_durably(journal_path(state_dir_), *j);
+    // For a runner killed before the reply: this boot's page cache is
+    // enough (after a reboot the keeper's fsynced record is reported anew).
+    (void)write_json_whole(journal_path(state_dir_), *j);
   }
   return call(verb, step, std::move(body));
 }
@@ -431,7 +433,9 @@ void Runner::end_attempt() {
   if (keeper_) keeper_->finish();
   keeper_.reset();
   current_step_.clear();
-  if (!keep_journal_) remove_durably(journal_path(state_dir_));
+  // A journal back after a crash names an attempt that is over: settle()
+  // finds that and reports nothing.
+  if (!keep_journal_) remove_file(journal_path(state_dir_));
 }
 
 bool Runner::goes_on(const json& job) {
@@ -893,7 +897,9 @@ client::Response Runner::claim() {
     keeper_.reset();
     journal_attempt();
   }
-  remove_durably(path);
+  // A claim file back after a crash is only sent again, and answered with
+  // its first reply: its removal need not wait for the disk.
+  remove_file(path);
   return r;
 }
 

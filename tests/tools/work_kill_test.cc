@@ -91,8 +91,9 @@ class WorkKillTest : public ::testing::Test {
     std::vector<std::string> argv = {bin_path("runledger")};
     for (const auto& a :
          WorkRig::work_args(rig_.server().url(), state_dir(),
-                            {"--lease-s", "2", "--wait-s", "1", "--grace", "1s", "--keeper", keeper,
-                             "--step", "A=" + probe_script(), "--step", "B=" + probe_script()})) {
+                            {"--lease-s", "2", "--grace", "1s", "--keeper", keeper, "--step",
+                             "A=" + probe_script(), "--step", "B=" + probe_script()},
+                            /*wait_s=*/"1")) {
       argv.push_back(a);
     }
     std::vector<std::string> all_env = {"PROBE_DIR=" + probe_dir()};

@@ -41,8 +41,8 @@ TEST_F(WorkLostReplyTest, LostClaimStartAndDoneRepliesAreAppliedOnce) {
 TEST_F(WorkLostReplyTest, ALostFailedReplyIsAppliedOnce) {
   ASSERT_TRUE(rig_.enqueue("j1", {"A"}, "t1", /*max_attempts=*/3));
   proxy_.drop_replies("/v1/jobs/j1/steps/A/failed ");
-  CliResult r = run_cli(
-      WorkRig::work_args(proxy_.url(), rig_.path("state"), {"--once", "--step", "A=exit 75"}));
+  CliResult r = run_cli(WorkRig::work_args(proxy_.url(), rig_.path("state"),
+                                           {"--once", "--step", "A=sh -c 'exit 75'"}));
 
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_EQ(proxy_.dropped(), 1);

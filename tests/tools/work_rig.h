@@ -84,9 +84,10 @@ class WorkRig {
   }
   // The arguments of `runledger work` for `server`, with the state folder `state`.
   static std::vector<std::string> work_args(const std::string& server, const std::string& state,
-                                            const std::vector<std::string>& extra) {
+                                            const std::vector<std::string>& extra,
+                                            const std::string& wait_s = "0") {
     std::vector<std::string> args = {"work",        "--kind", "k",        "--server", server,
-                                     "--state-dir", state,    "--wait-s", "0"};
+                                     "--state-dir", state,    "--wait-s", wait_s};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
