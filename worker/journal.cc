@@ -91,7 +91,6 @@ std::optional<nlohmann::json> read_json_file(const std::string& path) {
   return j;
 }
 
-
 std::string host_name() {
   char name[256] = {};
   ::gethostname(name, sizeof name - 1);

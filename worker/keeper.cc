@@ -106,7 +106,7 @@ class KeeperLoop {
       return;
     }
     (void)write_json_whole(step_file(dir_, step_, ".pid"),
-                             {{"pid", child_->pid()}, {"start", start_ticks(child_->pid())}});
+                           {{"pid", child_->pid()}, {"start", start_ticks(child_->pid())}});
   }
 
   void stop_step(bool runner_died) {
