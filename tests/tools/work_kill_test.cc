@@ -224,6 +224,11 @@ TEST_F(WorkKillTest, KillNineAnywhereNeverRunsATargetTwiceNorLeavesAProcess) {
       ::kill(runner_, SIGCONT);
     }
     const std::string outcome = settle(job, target);
+    if (cycles > kKillCyclesShort) {
+      std::printf("cycle %d: %s, keeper %s: %s\n", i, victim.c_str(), keeper_.c_str(),
+                  outcome.c_str());
+      std::fflush(stdout);
+    }
     ++by_victim[victim + "/" + keeper_];
     ++by_outcome[outcome.empty() ? "unsettled" : outcome];
     if (outcome.empty()) {
