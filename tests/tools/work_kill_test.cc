@@ -131,14 +131,16 @@ class WorkKillTest : public ::testing::Test {
     }
     return 0;
   }
-  // The job's open hold, "" when none.
-  std::string open_hold(const std::string& job, const std::string& target) {
+  // The job's open hold: {id, kind}, empty when none.
+  std::pair<std::string, std::string> open_hold(const std::string& job, const std::string& target) {
     const json h = rig_.get("/v1/holds?open=true&target=" + target);
-    if (!h.contains("holds")) return "";
+    if (!h.contains("holds")) return {};
     for (const auto& hold : h["holds"]) {
-      if (hold.value("job", json()).is_string() && hold["job"] == job) return hold.value("id", "");
+      if (hold.value("job", json()).is_string() && hold["job"] == job) {
+        return {hold.value("id", ""), hold.value("kind", "")};
+      }
     }
-    return "";
+    return {};
   }
 
   // Waits until the job's attempt is over (terminal, or STALE with a hold),
@@ -148,6 +150,8 @@ class WorkKillTest : public ::testing::Test {
   std::string settle(const std::string& job, const std::string& target) {
     const auto until = std::chrono::steady_clock::now() + 40s;
     std::string state;
+    std::chrono::steady_clock::time_point stale_since{};
+    bool stale_seen = false;
     while (std::chrono::steady_clock::now() < until) {
       if (runner_ > 0) {
         int st = 0;
@@ -158,12 +162,26 @@ class WorkKillTest : public ::testing::Test {
       }
       state = rig_.job(job).value("state", "");
       if (state == "SUCCEEDED" || state == "FAILED" || state == "CANCELLED") break;
-      if (state == "STALE" && !open_hold(job, target).empty()) break;
+      // A runner's report that the result is unknown ends the attempt; a
+      // lease that expired (the runner stopped, the server away) is only
+      // over if no runner takes it back by reattaching.
+      const auto [hold, kind] = open_hold(job, target);
+      if (state != "STALE" || hold.empty()) {
+        stale_seen = false;
+      } else if (kind == "RESULT_UNKNOWN") {
+        break;
+      } else if (!stale_seen) {
+        stale_seen = true;
+        stale_since = std::chrono::steady_clock::now();
+      } else if (std::chrono::steady_clock::now() - stale_since > 8s) {
+        break;
+      }
       std::this_thread::sleep_for(100ms);
     }
     if (state != "SUCCEEDED" && state != "FAILED" && state != "CANCELLED" && state != "STALE") {
       return "";
     }
+    if (state == "STALE" && open_hold(job, target).first.empty()) return "";
     std::vector<pid_t> left;
     for (int i = 0; i < 40; ++i) {
       left = processes_of_job(job);
@@ -173,7 +191,8 @@ class WorkKillTest : public ::testing::Test {
     leftovers_ += static_cast<int>(left.size());
     for (pid_t p : left) ::kill(p, SIGKILL);
     if (state == "STALE") {
-      const std::string hold = open_hold(job, target);
+      const std::string hold = open_hold(job, target).first;
+      if (open_hold(job, target).second != "RESULT_UNKNOWN") state = "STALE-blocking";
       rig_.post("/v1/holds/" + hold + "/release", {{"note", "the test saw nothing of it running"},
                                                    {"execution_stopped", true},
                                                    {"outcome", "FAILED"}});
