@@ -8,7 +8,8 @@
 //   2. heartbeat: H runners each running a long step with a 3 s lease (a
 //                 heartbeat a second): the server's CPU per heartbeat;
 //   3. idle:      I runners long-polling claims of a kind nobody enqueues:
-//                 the server's CPU per idle runner.
+//                 the server's CPU per idle runner, above the server's own
+//                 with no runner at all (measured first, as long).
 // Server CPU is read from /proc/<pid>/stat, so phases 2 and 3 need the
 // server started here. Checks its own counts; its speed is reported, never
 // judged.
@@ -115,7 +116,8 @@ class WorkBench {
   bool start_server();
   std::vector<pid_t> start_runners(int n, const std::string& kind,
                                    const std::vector<std::string>& extra);
-  void stop_runners(std::vector<pid_t>& pids);
+  // SIGTERM (or `signal`) to each, and waits for them.
+  void stop_runners(std::vector<pid_t>& pids, int signal = SIGTERM);
   // How many jobs of `kind` are in `state`.
   uint64_t count(const std::string& kind, const std::string& state);
   bool wait_count(const std::string& kind, const std::string& state, uint64_t n,
@@ -175,8 +177,8 @@ std::vector<pid_t> WorkBench::start_runners(int n, const std::string& kind,
   return pids;
 }
 
-void WorkBench::stop_runners(std::vector<pid_t>& pids) {
-  for (pid_t p : pids) ::kill(p, SIGTERM);
+void WorkBench::stop_runners(std::vector<pid_t>& pids, int signal) {
+  for (pid_t p : pids) ::kill(p, signal);
   for (pid_t p : pids) {
     int st = 0;
     ::waitpid(p, &st, 0);
@@ -303,6 +305,13 @@ void WorkBench::phase_heartbeats() {
 
 void WorkBench::phase_idle() {
   if (f_.idle_runners == 0 || server_ <= 0) return;
+  // The server alone first (its timers, its snapshot thread): what the
+  // runners add is what is above it.
+  const double base0 = cpu_seconds(server_);
+  const auto b0 = Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(f_.window_s));
+  const double base_pct = (cpu_seconds(server_) - base0) /
+                          std::chrono::duration<double>(Clock::now() - b0).count() * 100;
   std::vector<pid_t> pids =
       start_runners(f_.idle_runners, "bench-idle-" + run_id_, {"--wait-s", "30", "--", "true"});
   std::this_thread::sleep_for(std::chrono::seconds(2));  // every runner waits in its claim
@@ -315,9 +324,12 @@ void WorkBench::phase_idle() {
   for (pid_t p : pids) alive += ::kill(p, 0) == 0 ? 1 : 0;
   r_.expect(alive == f_.idle_runners, "every idle runner still runs");
   r_.figures["idle_runners"] = f_.idle_runners;
-  r_.figures["server_core_pct_per_idle_runner"] = cpu / secs * 100 / f_.idle_runners;
+  r_.figures["server_core_pct_no_runner"] = base_pct;
   r_.figures["server_core_pct_idle_total"] = cpu / secs * 100;
-  stop_runners(pids);
+  r_.figures["server_core_pct_per_idle_runner"] =
+      std::max(0.0, cpu / secs * 100 - base_pct) / f_.idle_runners;
+  // They hold nothing, and a SIGTERM would wait out their claim's long poll.
+  stop_runners(pids, SIGKILL);
 }
 
 bench::BenchResult WorkBench::run() {

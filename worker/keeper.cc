@@ -245,7 +245,7 @@ Keeper::~Keeper() {
 Status Keeper::run(const std::string& step, const std::vector<std::string>& argv,
                    const std::vector<std::string>& env) {
   Status s =
-      write_json_durably(dir_ + "/request.json", {{"step", step}, {"argv", argv}, {"env", env}});
+      write_json_whole(dir_ + "/request.json", {{"step", step}, {"argv", argv}, {"env", env}});
   if (!s.ok()) return s;
   if (::kill(id_.pid, SIGUSR1) != 0) return Status::IoError("the keeper is gone");
   return Status::Ok();
