@@ -96,6 +96,9 @@ Subcommand add_work(CLI::App& root) {
   app->add_option("--lease-s", w.lease_s, "lease length; a heartbeat every third of it")
       ->check(CLI::Range(1, 3600));
   app->add_option("--wait-s", w.wait_s, "claim long poll")->check(CLI::Range(0, 30));
+  app->add_option("--concurrency", w.concurrency,
+                  "attempts run at once: slots, each with its own folder <state-dir>/slot-N")
+      ->check(CLI::Range(1, 64));
   app->add_option("--state-dir", w.state_dir,
                   "journal and per-step files (default $STATE_DIRECTORY, else .runledger-work)");
   app->add_option("--cancel", f->cancel, "on cancel: boundary (finish the step) or interrupt")

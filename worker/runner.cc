@@ -4,9 +4,11 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -233,7 +235,7 @@ void Runner::log(const char* stream_name, const std::string& step, std::string_v
 
 void Runner::print_status() const {
   if (job_id_.empty()) {
-    std::fprintf(stderr, "runledger work: slot 1: idle\n");
+    std::fprintf(stderr, "runledger work: slot %d: idle\n", o_.slot);
     return;
   }
   pid_t child = 0;
@@ -245,10 +247,11 @@ void Runner::print_status() const {
   const auto left =
       std::chrono::duration_cast<std::chrono::milliseconds>(lease_deadline_ - Clock::now());
   std::fprintf(stderr,
-               "runledger work: slot 1: job=%s attempt=%d step=%s child_pid=%d "
+               "runledger work: slot %d: job=%s attempt=%d step=%s child_pid=%d "
                "lease_deadline_in_ms=%lld\n",
-               job_id_.c_str(), attempt_, current_step_.empty() ? "-" : current_step_.c_str(),
-               static_cast<int>(child), static_cast<long long>(left.count()));
+               o_.slot, job_id_.c_str(), attempt_,
+               current_step_.empty() ? "-" : current_step_.c_str(), static_cast<int>(child),
+               static_cast<long long>(left.count()));
   std::fflush(stderr);
 }
 
@@ -986,7 +989,72 @@ int Runner::run() {
 
 }  // namespace
 
+namespace {
+
+// The slots' pids, for the supervisor's signal handler.
+constexpr int kSlotsMax = 64;
+pid_t g_slots[kSlotsMax] = {};
+std::atomic<int> g_slot_count{0};
+
+void forward_to_slots(int signal) {
+  for (int i = 0; i < g_slot_count.load(); ++i) {
+    if (g_slots[i] > 0) ::kill(g_slots[i], signal);
+  }
+}
+
+// --concurrency N: N runner processes, slot i on <state>/slot-<i>, under a
+// supervisor that holds the state folder's lock, passes its signals on and
+// exits with the first slot's code that is not 0 (0 when all are).
+int run_slots(const WorkOptions& o) {
+  const char* from_env = std::getenv("STATE_DIRECTORY");
+  const std::string root = !o.state_dir.empty()  ? o.state_dir
+                           : from_env != nullptr ? from_env
+                                                 : ".runledger-work";
+  if (Status p = make_private(root); !p.ok()) {
+    std::fprintf(stderr, "runledger work: preflight: %s\n", p.message().c_str());
+    return kExitConfig;
+  }
+  const int lock = ::open((root + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    std::fprintf(stderr, "runledger work: the state folder %s is in use by another runner\n",
+                 root.c_str());
+    return kExitConfig;
+  }
+  struct sigaction forward {};
+  forward.sa_handler = forward_to_slots;
+  for (int sig : {SIGTERM, SIGINT, SIGTSTP, SIGUSR1}) ::sigaction(sig, &forward, nullptr);
+  for (int i = 1; i <= o.concurrency; ++i) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(lock);
+      for (int sig : {SIGTERM, SIGINT, SIGTSTP, SIGUSR1}) ::signal(sig, SIG_DFL);
+      WorkOptions slot = o;
+      slot.concurrency = 1;
+      slot.slot = i;
+      slot.state_dir = root + "/slot-" + std::to_string(i);
+      if (!o.worker.empty()) slot.worker = o.worker + "/slot-" + std::to_string(i);
+      Runner runner(slot);
+      std::fflush(nullptr);
+      ::_exit(runner.run());
+    }
+    g_slots[i - 1] = pid;
+    g_slot_count = i;
+  }
+  int result = kExitSucceeded;
+  for (int i = 0; i < o.concurrency; ++i) {
+    int st = 0;
+    while (::waitpid(g_slots[i], &st, 0) < 0 && errno == EINTR) {
+    }
+    const int code = WIFEXITED(st) ? WEXITSTATUS(st) : kExitInternal;
+    if (result == kExitSucceeded) result = code;
+  }
+  return result;
+}
+
+}  // namespace
+
 int run_worker(const WorkOptions& options) {
+  if (options.concurrency > 1) return run_slots(options);
   Runner runner(options);
   return runner.run();
 }

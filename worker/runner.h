@@ -43,6 +43,8 @@ struct WorkOptions {
   bool summary_json = false;
   bool keeper_detached = false;      // --keeper detached: a step outlives its runner's death
   bool log_json = false;             // --log-format json
+  int concurrency = 1;               // slots, each a runner process with a state folder of its own
+  int slot = 1;                      // which slot this runner is (SIGUSR1 names it)
   std::vector<std::string> command;  // after --, run per step
   std::map<std::string, std::string> step_commands;  // --step NAME=CMD
 };

@@ -122,5 +122,24 @@ TEST_F(WorkKeeperTest, LogFormatJsonWritesEachLineAsAJsonObject) {
   EXPECT_EQ(line.value("line", ""), "hello") << r.out;
 }
 
+TEST_F(WorkKeeperTest, ConcurrencyRunsAttemptsAtOnceEachSlotInItsOwnFolder) {
+  ASSERT_TRUE(rig_.enqueue("j1", {"A"}, "t1"));
+  ASSERT_TRUE(rig_.enqueue("j2", {"A"}, "t2"));
+  // Each step waits for the other to have started: both succeed only when
+  // they run at the same time.
+  const std::string marks = rig_.path("marks");
+  std::filesystem::create_directories(marks);
+  const std::string step = "A=/bin/sh -c 'touch " + marks +
+                           "/$RUNLEDGER_JOB_ID; for i in $(seq 100); do [ -f " + marks +
+                           "/j1 ] && [ -f " + marks + "/j2 ] && exit 0; sleep 0.1; done; exit 9'";
+  CliResult r = run_cli(WorkRig::work_args(rig_.server().url(), rig_.path("state"),
+                                           {"--once", "--concurrency", "2", "--step", step}));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(rig_.job("j1").value("state", ""), "SUCCEEDED");
+  EXPECT_EQ(rig_.job("j2").value("state", ""), "SUCCEEDED");
+  EXPECT_TRUE(std::filesystem::exists(rig_.path("state/slot-1/lock")));
+  EXPECT_TRUE(std::filesystem::exists(rig_.path("state/slot-2/lock")));
+}
+
 }  // namespace
 }  // namespace runledger::testing
