@@ -647,7 +647,9 @@ std::optional<AttemptEnd> Runner::watch_step(const std::string& step, Clock::tim
 std::optional<AttemptEnd> Runner::run_step(const std::string& step, size_t index) {
   const std::string seg = "steps/" + client::path_segment(step);
   client::Response started = call(seg + "/start", step, json::object());
-  if (started.status == 409 && started.json.value("code", "") == "lease_mismatch" && reattach()) {
+  // Refused under a lease that expired meanwhile (the runner was stopped, the
+  // server away): the code may be lease_mismatch or invalid_transition.
+  if (started.status == 409 && started.json.value("code", "") != "cancelled" && reattach()) {
     started = call(seg + "/start", step, json::object());
   }
   if (started.status == 409 && started.json.value("code", "") == "cancelled") {
@@ -944,6 +946,9 @@ int Runner::run() {
       return kExitConfig;
     }
     const AttemptEnd end = run_attempt(claimed.json);
+    // Not ended as planned: settle() looks at it again before the next
+    // claim, so an attempt left RUNNING or STALE is never forgotten.
+    if (end == AttemptEnd::kError) keep_journal_ = true;
     end_attempt();
     if (o_.summary_json) {
       std::printf("%s\n", json{{"job", job_id_},

@@ -267,6 +267,8 @@ TEST_F(WorkKillTest, KillNineAnywhereNeverRunsATargetTwiceNorLeavesAProcess) {
   for (const auto& [o, n] : by_outcome) std::printf("  outcome %s: %d\n", o.c_str(), n);
   EXPECT_EQ(overlaps(), 0) << read_whole_file(probe_dir() + "/overlaps");
   EXPECT_EQ(leftovers_, 0);
+  // A lease that expired under a runner that lives on is taken back by it.
+  EXPECT_EQ(by_outcome["STALE-blocking"], 0);
   EXPECT_EQ(rig_.server().terminate(), 0);
   CliResult verify = run_cli({"verify", "--data", rig_.server().data()});
   EXPECT_EQ(verify.code, 0) << verify.out << verify.err;
