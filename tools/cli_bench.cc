@@ -209,6 +209,8 @@ Workload add_memory(CLI::App& bench) {
 
 }  // namespace
 
+Subcommand add_bench_work(CLI::App& bench);  // tools/cli_bench_work.cc
+
 Subcommand add_bench(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "bench",
@@ -219,7 +221,9 @@ Subcommand add_bench(CLI::App& root) {
   auto workloads = std::make_shared<std::vector<Workload>>(
       std::vector<Workload>{add_w1(*app), add_w1_http(*app), add_replay_bench(*app),
                             add_restart(*app), add_lease_expiry(*app), add_memory(*app)});
-  return {app, [workloads] {
+  Subcommand work = add_bench_work(*app);
+  return {app, [workloads, work] {
+            if (work.app->parsed()) return work.run();
             for (auto& w : *workloads) {
               if (w.app->parsed()) return run(w.fn, *w.flags);
             }

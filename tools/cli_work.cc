@@ -17,6 +17,8 @@ struct WorkFlags {
   std::vector<std::string> steps;
   std::string cancel = "boundary";
   std::string summary;
+  std::string keeper = "bound";
+  std::string log_format = "text";
 };
 
 // N, Ns, Nms, Nm or Nh.
@@ -67,6 +69,8 @@ int work(WorkFlags& f) {
   }
   f.work.cancel_interrupt = f.cancel == "interrupt";
   f.work.summary_json = f.summary == "json";
+  f.work.keeper_detached = f.keeper == "detached";
+  f.work.log_json = f.log_format == "json";
   return worker::run_worker(f.work);
 }
 
@@ -92,6 +96,9 @@ Subcommand add_work(CLI::App& root) {
   app->add_option("--lease-s", w.lease_s, "lease length; a heartbeat every third of it")
       ->check(CLI::Range(1, 3600));
   app->add_option("--wait-s", w.wait_s, "claim long poll")->check(CLI::Range(0, 30));
+  app->add_option("--concurrency", w.concurrency,
+                  "attempts run at once: slots, each with its own folder <state-dir>/slot-N")
+      ->check(CLI::Range(1, 64));
   app->add_option("--state-dir", w.state_dir,
                   "journal and per-step files (default $STATE_DIRECTORY, else .runledger-work)");
   app->add_option("--cancel", f->cancel, "on cancel: boundary (finish the step) or interrupt")
@@ -108,6 +115,12 @@ Subcommand add_work(CLI::App& root) {
       ->check(CLI::Range(size_t{0}, size_t{1 << 20}));
   app->add_option("--summary", f->summary, "json: one JSON line on stdout per attempt")
       ->check(CLI::IsMember({"json"}));
+  app->add_option("--keeper", f->keeper,
+                  "bound (a step is stopped when its runner dies) or detached (it runs on, and "
+                  "a runner started again on the same --state-dir watches it)")
+      ->check(CLI::IsMember({"bound", "detached"}));
+  app->add_option("--log-format", f->log_format, "text or json: the runner's lines and the steps'")
+      ->check(CLI::IsMember({"text", "json"}));
   app->add_option("--step", f->steps, "NAME=CMD: a step's own command, run by /bin/sh");
   app->add_option("COMMAND", w.command, "the command run for each step, after --");
   return {app, [f] { return work(*f); }};

@@ -4,9 +4,11 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -17,8 +19,9 @@
 
 #include "events/hash.h"
 #include "events/private_folder.h"
+#include "worker/journal.h"
+#include "worker/keeper.h"
 #include "worker/step_outcome.h"
-#include "worker/step_process.h"
 
 extern char** environ;
 
@@ -33,46 +36,39 @@ namespace fs = std::filesystem;
 std::atomic<int> g_stop_signals{0};
 // SIGTSTP: stop claiming, finish what runs.
 std::atomic<bool> g_no_more_claims{false};
+// SIGUSR1: print what each slot does.
+std::atomic<bool> g_status_wanted{false};
 
 void on_stop_signal(int) { g_stop_signals.fetch_add(1); }
 void on_tstp(int) { g_no_more_claims = true; }
+void on_usr1(int) { g_status_wanted = true; }
+
+// The wall clock in ns: the --summary timings a benchmark compares with a
+// step's own clock.
+int64_t unix_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 // Three commands in a row that could not be executed stop the runner: a
 // broken host must not burn every job's attempts.
 constexpr int kUnexecutableInARowMax = 3;
-// How often the runner looks at its child, the clock and its signals.
+// How often the runner looks at its step, the clock and its signals when
+// nothing wakes it earlier (a step's end wakes it at once).
 constexpr std::chrono::milliseconds kTick{100};
-
-std::string hostname() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return name;
-}
+// How long a record may take to appear once the keeper was asked to stop
+// the step, beyond the grace: past it the keeper is taken for dead.
+constexpr std::chrono::milliseconds kRecordWaitExtra{5000};
+// A line longer than this is passed on in pieces.
+constexpr size_t kLineBytesMax = 64 * 1024;
+constexpr size_t kReadChunk = 64 * 1024;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string boot_id() {
-  std::string id = read_file("/proc/sys/kernel/random/boot_id");
-  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
-  return id;
-}
-
-// The process's start time in clock ticks since boot (field 22 of stat):
-// with the boot id, a reused pid is never taken for the same process.
-std::string start_ticks(pid_t pid) {
-  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return "0";
-  std::istringstream rest(stat.substr(close + 2));
-  std::string field;
-  for (int i = 3; i <= 22 && rest >> field; ++i) {
-  }
-  return field;
 }
 
 bool executable_in_path(const std::string& name) {
@@ -90,6 +86,47 @@ void write_file(const std::string& path, const std::string& text) {
   out << text;
 }
 
+// Follows a file a step appends to, line by line, from its start.
+class FileTail {
+ public:
+  explicit FileTail(std::string path) : path_(std::move(path)) {}
+  ~FileTail() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileTail(const FileTail&) = delete;
+  FileTail& operator=(const FileTail&) = delete;
+
+  template <typename Sink>
+  void pump(const Sink& on_line) {
+    if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return;
+    char buf[kReadChunk];
+    for (ssize_t got; (got = ::read(fd_, buf, sizeof buf)) > 0;) {
+      partial_.append(buf, static_cast<size_t>(got));
+      size_t start = 0;
+      for (size_t nl; (nl = partial_.find('\n', start)) != std::string::npos; start = nl + 1) {
+        on_line(std::string_view(partial_).substr(start, nl - start));
+      }
+      partial_.erase(0, start);
+      if (partial_.size() > kLineBytesMax) {
+        on_line(partial_);
+        partial_.clear();
+      }
+    }
+  }
+  template <typename Sink>
+  void finish(const Sink& on_line) {
+    pump(on_line);
+    if (!partial_.empty()) on_line(partial_);
+    partial_.clear();
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::string partial_;
+};
+
 // How one attempt ended for the runner.
 enum class AttemptEnd : uint8_t {
   kSucceeded,
@@ -101,6 +138,9 @@ enum class AttemptEnd : uint8_t {
   kError,
 };
 
+// Why the runner asked the keeper to stop a step.
+enum class StopReason : uint8_t { kNone, kCancel, kShutdown, kTimeout, kFenced, kLeaseLost };
+
 class Runner {
  public:
   explicit Runner(const WorkOptions& o) : o_(o) {}
@@ -108,47 +148,118 @@ class Runner {
 
  private:
   int preflight();
+  // The claim journaled before it is sent, sent again after a lost reply.
+  client::Response claim();
   AttemptEnd run_attempt(const json& claimed);
-  // One step: started, run, reported. nullopt while the attempt runs on.
+  // Runs the attempt's pending steps from `job_` on; the keeper is spawned
+  // when none runs.
+  AttemptEnd run_steps();
   std::optional<AttemptEnd> run_step(const std::string& step, size_t index);
+  // Watches `step` under keeper_ until its record, then reports it.
+  std::optional<AttemptEnd> watch_step(const std::string& step, Clock::time_point began);
+  std::optional<AttemptEnd> report_step(const std::string& step, const StepRecord& rec,
+                                        StopReason stopped, const std::string& tail);
+  // The report of a step whose lease is gone: reattach with what was seen.
+  std::optional<AttemptEnd> report_by_reattach(const std::string& step, int exit_code,
+                                               const StepReport& report);
+  // The attempt an earlier runner (or this one, fenced) left in the journal.
+  // False while the server cannot be reached.
+  bool settle();
+  std::optional<AttemptEnd> settle_running_step(const std::string& step);
   std::vector<std::string> step_argv(const std::string& step) const;
   std::vector<std::string> child_env(const std::string& step, size_t index) const;
-  // A worker call under the current lease: its key names the job, attempt,
-  // verb, step and the lease token, so a retry is answered once and a call
-  // under a new lease never meets one made under the old.
   client::Response call(const std::string& verb, const std::string& step, json body);
-  // Heartbeats when due; false when the lease is gone for good.
+  // A step report: journaled first, so that a runner started again sends
+  // it again with the same key and body if its reply was lost.
+  client::Response report(const std::string& verb, const std::string& step, json body);
   bool keep_lease(bool* cancel_requested);
   bool reattach();
   AttemptEnd end_of(const json& job) const;
-  void log(const char* stream_name, std::string_view line) const;
+  // Takes `job` as the attempt's view; true while the attempt runs on.
+  bool goes_on(const json& job);
+  void journal_attempt();
+  void end_attempt();
+  void log(const char* stream_name, const std::string& step, std::string_view line) const;
+  void print_status() const;
+  std::chrono::milliseconds fence_after() const;
 
   const WorkOptions& o_;
   std::unique_ptr<client::Client> c_;
   std::string worker_;
-  std::string handle_;
   std::string state_dir_;
   int lock_fd_ = -1;
   int unexecutable_in_a_row_ = 0;
+  const bool unsafe_relaunch_ = [] {
+    const char* v = std::getenv(kUnsafeRelaunchEnv);
+    return v != nullptr && std::string(v) == "1";
+  }();
 
   // The attempt being run.
   json job_;
   std::string job_id_;
   int attempt_ = 0;
   std::string token_;
+  std::string handle_;
   std::string attempt_dir_;
+  std::unique_ptr<Keeper> keeper_;
+  std::string current_step_;
   Clock::time_point next_heartbeat_{};
   Clock::time_point last_success_{};
+  Clock::time_point lease_deadline_{};
   uint64_t heartbeats_ = 0;
   bool cancel_seen_ = false;
+  int64_t claimed_unix_ns_ = 0;
+  bool keep_journal_ = false;  // fenced: the step's end is reported once the server answers
   json summary_steps_ = json::array();
 };
 
-void Runner::log(const char* stream_name, std::string_view line) const {
+std::string journal_path(const std::string& state_dir) { return state_dir + "/attempt.json"; }
+
+void Runner::log(const char* stream_name, const std::string& step, std::string_view line) const {
   std::FILE* f = std::strcmp(stream_name, "err") == 0 ? stderr : stdout;
-  std::fprintf(f, "job=%s attempt=%d %.*s\n", job_id_.c_str(), attempt_,
-               static_cast<int>(line.size()), line.data());
+  if (o_.log_json) {
+    json j = {{"job", job_id_}, {"attempt", attempt_}, {"stream", stream_name}};
+    if (!step.empty()) j["step"] = step;
+    j["line"] = std::string(line);
+    const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::fprintf(f, "%s\n", text.c_str());
+  } else if (step.empty()) {
+    std::fprintf(f, "job=%s attempt=%d %.*s\n", job_id_.c_str(), attempt_,
+                 static_cast<int>(line.size()), line.data());
+  } else {
+    std::fprintf(f, "job=%s attempt=%d step=%s %.*s\n", job_id_.c_str(), attempt_, step.c_str(),
+                 static_cast<int>(line.size()), line.data());
+  }
   std::fflush(f);
+}
+
+void Runner::print_status() const {
+  if (job_id_.empty()) {
+    std::fprintf(stderr, "runledger work: slot %d: idle\n", o_.slot);
+    return;
+  }
+  pid_t child = 0;
+  if (!current_step_.empty()) {
+    if (auto pid = read_json_file(step_file(attempt_dir_, current_step_, ".pid"))) {
+      child = pid->value("pid", 0);
+    }
+  }
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(lease_deadline_ - Clock::now());
+  std::fprintf(stderr,
+               "runledger work: slot %d: job=%s attempt=%d step=%s child_pid=%d "
+               "lease_deadline_in_ms=%lld\n",
+               o_.slot, job_id_.c_str(), attempt_,
+               current_step_.empty() ? "-" : current_step_.c_str(), static_cast<int>(child),
+               static_cast<long long>(left.count()));
+  std::fflush(stderr);
+}
+
+std::chrono::milliseconds Runner::fence_after() const {
+  return o_.fence_after.count() > 0
+             ? o_.fence_after
+             : std::max<std::chrono::milliseconds>(std::chrono::milliseconds(o_.lease_s * 10'000),
+                                                   std::chrono::seconds(60));
 }
 
 int Runner::preflight() {
@@ -168,7 +279,8 @@ int Runner::preflight() {
   state_dir_ = !o_.state_dir.empty() ? o_.state_dir
                : from_env != nullptr ? from_env
                                      : ".runledger-work";
-  // Its own alone: it holds every job's input and each step's output.
+  // Its own alone: it holds every job's input, each step's output and the
+  // lease token of the attempt it runs.
   if (Status p = make_private(state_dir_); !p.ok()) {
     std::fprintf(stderr, "runledger work: preflight: %s\n", p.message().c_str());
     return kExitConfig;
@@ -193,9 +305,7 @@ int Runner::preflight() {
     std::fprintf(stderr, "runledger work: preflight: %s\n", health.failure.c_str());
     return kExitUnreachable;
   }
-  worker_ = !o_.worker.empty() ? o_.worker : hostname() + "/" + std::to_string(::getpid());
-  handle_ = hostname() + "/" + boot_id() + "/" + std::to_string(::getpid()) + "/" +
-            start_ticks(::getpid());
+  worker_ = !o_.worker.empty() ? o_.worker : host_name() + "/" + std::to_string(::getpid());
   return kExitSucceeded;
 }
 
@@ -206,25 +316,39 @@ client::Response Runner::call(const std::string& verb, const std::string& step, 
                               .substr(0, 40);
   const std::string path = "/v1/jobs/" + client::path_segment(job_id_) +
                            (verb.rfind("heartbeat", 0) == 0 ? "/heartbeat" : "/" + verb);
+  const auto sent = Clock::now();
   client::Response r = c_->send("POST", path, body, key);
   if (r.status != 0 && r.status < 500) last_success_ = Clock::now();
+  if (r.status == 200) lease_deadline_ = sent + std::chrono::seconds(o_.lease_s);
   return r;
 }
 
+client::Response Runner::report(const std::string& verb, const std::string& step, json body) {
+  if (std::optional<json> j = read_json_file(journal_path(state_dir_))) {
+    (*j)["report"] = {{"verb", verb}, {"step", step}, {"body", body}};
+    // For a runner killed before the reply: this boot's page cache is
+    // enough (after a reboot the keeper's fsynced record is reported anew).
+    (void)write_json_whole(journal_path(state_dir_), *j);
+  }
+  return call(verb, step, std::move(body));
+}
+
 bool Runner::reattach() {
-  const std::string fresh_key = client::new_idempotency_key();
   client::Response r = c_->send("POST", "/v1/jobs/" + client::path_segment(job_id_) + "/reattach",
                                 {{"worker", worker_},
                                  {"execution_handle", handle_},
                                  {"observed", "running"},
-                                 {"lease_s", o_.lease_s}},
-                                fresh_key);
+                                 {"lease_s", o_.lease_s}});
   if (r.status != 200 || !r.json.contains("lease_token")) {
-    log("err", "reattach refused: " + r.message());
+    log("err", "", "reattach refused: " + r.message());
     return false;
   }
   token_ = r.json["lease_token"].get<std::string>();
-  log("err", "reattached under a new lease");
+  last_success_ = Clock::now();
+  lease_deadline_ = Clock::now() + std::chrono::seconds(o_.lease_s);
+  if (r.json.contains("job")) job_ = r.json["job"];
+  journal_attempt();
+  log("err", "", "reattached under a new lease");
   return true;
 }
 
@@ -237,7 +361,7 @@ bool Runner::keep_lease(bool* cancel_requested) {
     *cancel_requested = r.json.value("cancel_requested", false);
     return true;
   }
-  if (r.status == 409) return reattach();
+  if (r.status == 409 || r.status == 404) return reattach();
   return true;  // no answer: the child keeps running; fencing decides
 }
 
@@ -291,165 +415,277 @@ AttemptEnd Runner::end_of(const json& job) const {
   return AttemptEnd::kFailed;
 }
 
-std::optional<AttemptEnd> Runner::run_step(const std::string& step, size_t index) {
-  client::Response started =
-      call("steps/" + client::path_segment(step) + "/start", step, json::object());
-  if (started.status == 409 && started.json.value("code", "") == "cancelled") {
-    return AttemptEnd::kCancelled;
+void Runner::journal_attempt() {
+  json j = {{"job", job_id_},        {"attempt", attempt_},
+            {"lease_token", token_}, {"lease_token_sha256", sha256_hex(token_)},
+            {"handle", handle_},     {"dir", attempt_dir_},
+            {"worker", worker_}};
+  if (keeper_) j["keeper"] = keeper_->id().to_json();
+  if (std::optional<json> old = read_json_file(journal_path(state_dir_))) {
+    if (old->value("job", "") == job_id_ && old->value("attempt", 0) == attempt_ &&
+        old->contains("keeper") && !keeper_) {
+      j["keeper"] = (*old)["keeper"];
+    }
   }
-  if (started.status != 200) {
-    log("err", "step " + step + " could not start: " + started.message());
-    return AttemptEnd::kError;
+  if (Status s = write_json_durably(journal_path(state_dir_), j); !s.ok()) {
+    log("err", "", "journal: " + s.ToString());
   }
-  const std::vector<std::string> argv = step_argv(step);
-  if (argv.empty()) {
-    client::Response r = call("steps/" + client::path_segment(step) + "/failed", step,
-                              {{"error", "no command for step"}, {"retryable", false}});
-    if (r.status != 200) return AttemptEnd::kError;
-    job_ = r.json;
-    return end_of(job_);
+}
+
+void Runner::end_attempt() {
+  if (keeper_) keeper_->finish();
+  keeper_.reset();
+  current_step_.clear();
+  // A journal back after a crash names an attempt that is over: settle()
+  // finds that and reports nothing.
+  if (!keep_journal_) remove_file(journal_path(state_dir_));
+}
+
+bool Runner::goes_on(const json& job) {
+  job_ = job;
+  return job_.value("state", "") == "RUNNING" && job_.value("attempt", 0) == attempt_;
+}
+
+std::optional<AttemptEnd> Runner::report_by_reattach(const std::string& step, int exit_code,
+                                                     const StepReport& rep) {
+  json body = {{"worker", worker_}, {"execution_handle", handle_}, {"observed", "exited"},
+               {"step", step},      {"exit_code", exit_code},      {"lease_s", o_.lease_s}};
+  if (exit_code == 0 && rep.kind == StepReport::Kind::kDone) body["output"] = rep.output;
+  if (rep.kind == StepReport::Kind::kFailed) body["retryable"] = rep.retryable;
+  // The key names the step and its evidence: sent again, it is answered once.
+  const std::string key =
+      sha256_hex(job_id_ + "\n" + std::to_string(attempt_) + "\nreattach-exited\n" + step + "\n" +
+                 std::to_string(exit_code) + "\n" + handle_)
+          .substr(0, 40);
+  client::Response r =
+      c_->send("POST", "/v1/jobs/" + client::path_segment(job_id_) + "/reattach", body, key);
+  if (r.status == 0 || r.status >= 500) {
+    log("err", step, "the server does not answer: the step's end is reported later");
+    keep_journal_ = true;
+    return AttemptEnd::kHandedBack;
   }
+  if (r.status != 200) {
+    log("err", step, "the step's end could not be reported: " + r.message());
+    return AttemptEnd::kHandedBack;
+  }
+  last_success_ = Clock::now();
+  log("err", step, "reported by reattach, observed exit " + std::to_string(exit_code));
+  if (r.json.contains("lease_token")) {
+    token_ = r.json["lease_token"].get<std::string>();
+    lease_deadline_ = Clock::now() + std::chrono::seconds(o_.lease_s);
+  }
+  const json job = r.json.value("job", json::object());
+  if (goes_on(job)) {
+    journal_attempt();
+    return std::nullopt;
+  }
+  return end_of(job_);
+}
+
+std::optional<AttemptEnd> Runner::report_step(const std::string& step, const StepRecord& rec,
+                                              StopReason stopped, const std::string& tail) {
+  StepExit exit;
+  exit.exit_code = rec.exit_code;
+  exit.signal = rec.signal;
+  exit.duration_ms = rec.duration_ms;
+  exit.orphans_killed = rec.orphans_killed;
+  exit.output_tail = tail;
   const std::string result_file = attempt_dir_ + "/" + step + ".result.json";
-  std::error_code ec;
-  fs::remove(result_file, ec);
-  std::unique_ptr<StepProcess> child;
-  const auto began = Clock::now();
-  if (Status s = StepProcess::start(argv, child_env(step, index), &child); !s.ok()) {
-    log("err", "step " + step + ": " + s.ToString());
+  if (fs::exists(result_file)) exit.result_file = read_file(result_file);
+  summary_steps_.push_back({{"name", step},
+                            {"exit_code", rec.exit_code ? json(*rec.exit_code) : json(nullptr)},
+                            {"duration_ms", rec.duration_ms},
+                            {"exited_unix_ns", rec.exited_unix_ns}});
+  StepReport rep;
+  if (rec.runner_died || stopped == StopReason::kShutdown) {
+    // Stopped mid-way: what it produced is unknown.
+    rep.kind = StepReport::Kind::kOutcomeUnknown;
+    rep.unknown_kind = "RESULT_UNKNOWN";
+    rep.detail = rec.runner_died
+                     ? "step " + step + " was stopped mid-way: its runner or its keeper died"
+                     : "step " + step + " was interrupted when the runner stopped";
+  } else if (stopped == StopReason::kTimeout) {
+    rep.kind = StepReport::Kind::kFailed;
+    rep.error = "timed out after " + std::to_string(o_.step_timeout.count() / 1000) + "s";
+  } else {
+    rep = step_report(exit, o_.retryable_exits);
+  }
+  const bool unexecutable =
+      !rec.stopped && rec.exit_code && (*rec.exit_code == 126 || *rec.exit_code == 127);
+  unexecutable_in_a_row_ = unexecutable ? unexecutable_in_a_row_ + 1 : 0;
+  const std::string seg = "steps/" + client::path_segment(step);
+  client::Response r;
+  switch (rep.kind) {
+    case StepReport::Kind::kDone:
+      r = report(seg + "/done", step, {{"output", rep.output}});
+      break;
+    case StepReport::Kind::kFailed:
+      r = report(seg + "/failed", step, {{"error", rep.error}, {"retryable", rep.retryable}});
+      break;
+    case StepReport::Kind::kOutcomeUnknown:
+      r = report("outcome-unknown", step, {{"kind", rep.unknown_kind}, {"detail", rep.detail}});
+      break;
+  }
+  if (r.status == 409 || r.status == 404) {
+    // The lease moved on (the runner was stopped, the server restarted past
+    // it): the step's end is evidence the server still takes.
+    return report_by_reattach(step, rec.code_for_reattach(), rep);
+  }
+  summary_steps_.back()["reported_unix_ns"] = unix_ns();
+  if (r.status != 200) {
+    log("err", step, "could not be reported: " + r.message());
+    keep_journal_ = r.status == 0 || r.status >= 500;
     return AttemptEnd::kError;
   }
+  if (rep.kind == StepReport::Kind::kOutcomeUnknown) {
+    job_ = r.json;
+    return stopped == StopReason::kShutdown ? AttemptEnd::kHandedBack : AttemptEnd::kStale;
+  }
+  if (goes_on(r.json)) return std::nullopt;
+  return unexecutable && end_of(job_) == AttemptEnd::kFailed ? AttemptEnd::kUnexecutable
+                                                             : end_of(job_);
+}
+
+std::optional<AttemptEnd> Runner::watch_step(const std::string& step, Clock::time_point began) {
+  current_step_ = step;
   std::string tail;
-  auto on_line = [&](int stream, std::string_view line) {
-    const std::string text = "step=" + step + " " + std::string(line);
-    log(stream == 2 ? "err" : "out", text);
-    tail.append(line).push_back('\n');
-    if (tail.size() > o_.tail_bytes) tail.erase(0, tail.size() - o_.tail_bytes);
+  FileTail out(step_file(attempt_dir_, step, ".stdout"));
+  FileTail err(step_file(attempt_dir_, step, ".stderr"));
+  auto sink = [&](const char* stream) {
+    return [&, stream](std::string_view line) {
+      log(stream, step, line);
+      tail.append(line).push_back('\n');
+      if (tail.size() > o_.tail_bytes) tail.erase(0, tail.size() - o_.tail_bytes);
+    };
   };
-  const auto fence_after =
-      o_.fence_after.count() > 0
-          ? o_.fence_after
-          : std::max<std::chrono::milliseconds>(std::chrono::milliseconds(o_.lease_s * 10'000),
-                                                std::chrono::seconds(60));
   std::optional<Clock::time_point> drain_until;
-  bool interrupted = false;
-  bool fenced = false;
-  while (!child->pump(kTick, on_line)) {
+  std::optional<Clock::time_point> stop_sent;
+  StopReason stopped = StopReason::kNone;
+  auto stop = [&](StopReason why) {
+    if (stopped != StopReason::kNone) return;
+    stopped = why;
+    stop_sent = Clock::now();
+    keeper_->stop_step();
+  };
+  std::optional<StepRecord> rec;
+  for (;;) {
+    keeper_->wait_notice(kTick);
+    out.pump(sink("out"));
+    err.pump(sink("err"));
+    if ((rec = keeper_->record(step))) break;
+    if (g_status_wanted.exchange(false)) print_status();
+    const bool keeper_gone = !keeper_->alive();
+    const bool record_late = stop_sent && Clock::now() - *stop_sent > o_.grace + kRecordWaitExtra;
+    if (keeper_gone || record_late) {
+      if ((rec = keeper_->record(step))) break;
+      // The keeper died without a record: stop what is left of the step.
+      // It was stopped mid-way: what it produced is unknown.
+      pid_t sid = 0;
+      if (auto pid = read_json_file(step_file(attempt_dir_, step, ".pid"))) {
+        if (pid->value("start", "") == start_ticks(pid->value("pid", 0)))
+          sid = pid->value("pid", 0);
+      }
+      if (sid > 0) stop_session(sid, o_.grace);
+      log("err", step, "its keeper died: the step was stopped, its result is unknown");
+      StepRecord lost;
+      lost.signal = SIGKILL;
+      lost.stopped = true;
+      lost.runner_died = true;
+      rec = lost;
+      break;
+    }
+    if (stopped == StopReason::kLeaseLost || stopped == StopReason::kFenced) continue;
     bool cancel = false;
     if (!keep_lease(&cancel)) {
-      child->stop(o_.grace, on_line);
-      return AttemptEnd::kHandedBack;
+      stop(StopReason::kLeaseLost);
+      continue;
     }
     if (cancel && !cancel_seen_) {
       cancel_seen_ = true;
       write_file(attempt_dir_ + "/cancel", "");
-      if (o_.cancel_interrupt) {
-        child->stop(o_.grace, on_line);
-        client::Response acked = call("cancel-ack", step, json::object());
-        log("err", "cancelled: step " + step + " interrupted");
-        return acked.status == 200 ? AttemptEnd::kCancelled : AttemptEnd::kError;
-      }
+      if (o_.cancel_interrupt) stop(StopReason::kCancel);
     }
     const int signals = g_stop_signals.load();
     if (signals > 0 && !drain_until) drain_until = Clock::now() + o_.drain;
-    if ((drain_until && Clock::now() >= *drain_until) || signals > 1) interrupted = true;
-    if (o_.step_timeout.count() > 0 && Clock::now() - began >= o_.step_timeout) interrupted = true;
-    if (Clock::now() - last_success_ >= fence_after) fenced = true;
-    if (interrupted || fenced) {
-      child->stop(o_.grace, on_line);
-      break;
+    if ((drain_until && Clock::now() >= *drain_until) || signals > 1) stop(StopReason::kShutdown);
+    if (o_.step_timeout.count() > 0 && Clock::now() - began >= o_.step_timeout) {
+      stop(StopReason::kTimeout);
     }
+    if (Clock::now() - last_success_ >= fence_after()) stop(StopReason::kFenced);
   }
-  const int orphans = child->stop_orphans(o_.grace);
-  child->finish_output(std::chrono::milliseconds(500), on_line);
-  StepExit exit;
-  exit.exit_code = child->exit_code();
-  exit.signal = child->killed_by();
-  exit.duration_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began).count();
-  exit.orphans_killed = orphans;
-  exit.output_tail = tail;
-  if (fs::exists(result_file)) exit.result_file = read_file(result_file);
-  summary_steps_.push_back({{"name", step},
-                            {"exit_code", exit.exit_code ? json(*exit.exit_code) : json(nullptr)},
-                            {"duration_ms", exit.duration_ms}});
-  if (fenced) {
-    log("err", "no answer from the server for too long: step " + step + " stopped (fenced)");
-    return AttemptEnd::kHandedBack;
-  }
-  StepReport report;
-  if (interrupted && g_stop_signals.load() > 0) {
-    // Stopped mid-way: what it produced is unknown.
-    report.kind = StepReport::Kind::kOutcomeUnknown;
-    report.unknown_kind = "RESULT_UNKNOWN";
-    report.detail = "step " + step + " was interrupted when the runner stopped";
-  } else if (interrupted) {
-    report.kind = StepReport::Kind::kFailed;
-    report.error = "timed out after " + std::to_string(o_.step_timeout.count() / 1000) + "s";
-  } else {
-    report = step_report(exit, o_.retryable_exits);
-  }
-  const bool unexecutable = !child->signalled_by_runner() && exit.exit_code &&
-                            (*exit.exit_code == 126 || *exit.exit_code == 127);
-  unexecutable_in_a_row_ = unexecutable ? unexecutable_in_a_row_ + 1 : 0;
-  client::Response r;
-  switch (report.kind) {
-    case StepReport::Kind::kDone:
-      r = call("steps/" + client::path_segment(step) + "/done", step, {{"output", report.output}});
-      break;
-    case StepReport::Kind::kFailed:
-      r = call("steps/" + client::path_segment(step) + "/failed", step,
-               {{"error", report.error}, {"retryable", report.retryable}});
-      break;
-    case StepReport::Kind::kOutcomeUnknown:
-      r = call("outcome-unknown", step, {{"kind", report.unknown_kind}, {"detail", report.detail}});
+  out.finish(sink("out"));
+  err.finish(sink("err"));
+  current_step_.clear();
+  switch (stopped) {
+    case StopReason::kLeaseLost:
+      // The authority is gone: nothing more is reported for it.
+      log("err", step, "the lease is gone: the step was stopped");
+      return AttemptEnd::kHandedBack;
+    case StopReason::kFenced:
+      log("err", step, "no answer from the server for too long: the step was stopped (fenced)");
+      {
+        StepReport rep;
+        rep.kind = StepReport::Kind::kFailed;
+        keep_journal_ = true;  // until the server answers again
+        // Tried at once; settle() tries again before the next claim.
+        return report_by_reattach(step, rec->code_for_reattach(), rep);
+      }
+    case StopReason::kCancel: {
+      client::Response acked = call("cancel-ack", step, json::object());
+      log("err", step, "cancelled: the step was interrupted");
+      if (acked.status == 200) job_ = acked.json;
+      return acked.status == 200 ? AttemptEnd::kCancelled : AttemptEnd::kError;
+    }
+    case StopReason::kNone:
+    case StopReason::kShutdown:
+    case StopReason::kTimeout:
       break;
   }
-  if (r.status != 200) {
-    log("err", "step " + step + " could not be reported: " + r.message());
-    return AttemptEnd::kError;
-  }
-  job_ = r.json;
-  if (report.kind == StepReport::Kind::kOutcomeUnknown) {
-    return interrupted ? AttemptEnd::kHandedBack : AttemptEnd::kStale;
-  }
-  if (job_.value("state", "") != "RUNNING" || job_.value("attempt", 0) != attempt_) {
-    return unexecutable && end_of(job_) == AttemptEnd::kFailed ? AttemptEnd::kUnexecutable
-                                                               : end_of(job_);
-  }
-  return std::nullopt;
+  return report_step(step, *rec, stopped, tail);
 }
 
-AttemptEnd Runner::run_attempt(const json& claimed) {
-  job_ = claimed["job"];
-  job_id_ = job_.value("id", "");
-  attempt_ = job_.value("attempt", 0);
-  token_ = claimed.value("lease_token", "");
-  cancel_seen_ = false;
-  heartbeats_ = 0;
-  summary_steps_ = json::array();
-  last_success_ = Clock::now();
-  next_heartbeat_ = Clock::now();
-  attempt_dir_ = state_dir_ + "/" + job_id_ + "-a" + std::to_string(attempt_);
-  std::error_code ec;
-  fs::create_directories(attempt_dir_, ec);
-  write_file(attempt_dir_ + "/input.json", job_.contains("input") ? job_["input"].dump() : "null");
-  json prior = json::object();
-  for (const auto& s : job_["steps"]) {
-    const std::string state = s.value("state", "");
-    if (state == "DONE" || state == "REUSED")
-      prior[s.value("name", "")] = s.value("output", json());
+std::optional<AttemptEnd> Runner::run_step(const std::string& step, size_t index) {
+  const std::string seg = "steps/" + client::path_segment(step);
+  client::Response started = call(seg + "/start", step, json::object());
+  // Refused under a lease that expired meanwhile (the runner was stopped, the
+  // server away): the code may be lease_mismatch or invalid_transition.
+  if (started.status == 409 && started.json.value("code", "") != "cancelled" && reattach()) {
+    started = call(seg + "/start", step, json::object());
   }
-  write_file(attempt_dir_ + "/prior_outputs.json", prior.dump());
-
-  client::Response started = call("start", "", {{"execution_handle", handle_}});
   if (started.status == 409 && started.json.value("code", "") == "cancelled") {
+    job_ = started.json;
     return AttemptEnd::kCancelled;
   }
   if (started.status != 200) {
-    log("err", "the attempt could not start: " + started.message());
+    log("err", step, "could not start: " + started.message());
     return AttemptEnd::kError;
   }
-  job_ = started.json;
+  const std::vector<std::string> argv = step_argv(step);
+  if (argv.empty()) {
+    client::Response r =
+        report(seg + "/failed", step, {{"error", "no command for step"}, {"retryable", false}});
+    if (r.status != 200) return AttemptEnd::kError;
+    if (goes_on(r.json)) return std::nullopt;
+    return end_of(job_);
+  }
+  std::error_code ec;
+  fs::remove(attempt_dir_ + "/" + step + ".result.json", ec);
+  if (!keeper_ || !keeper_->alive()) {
+    keeper_.reset();
+    if (Status s = Keeper::spawn(attempt_dir_, o_.keeper_detached, o_.grace, &keeper_); !s.ok()) {
+      log("err", step, "the keeper could not start: " + s.ToString());
+      return AttemptEnd::kError;
+    }
+    journal_attempt();
+  }
+  const auto began = Clock::now();
+  if (Status s = keeper_->run(step, argv, child_env(step, index)); !s.ok()) {
+    log("err", step, s.ToString());
+  }
+  return watch_step(step, began);
+}
+
+AttemptEnd Runner::run_steps() {
   const json steps = job_["steps"];
   for (size_t i = 0; i < steps.size(); ++i) {
     if (steps[i].value("state", "") != "PENDING") continue;  // done or reused before
@@ -464,6 +700,214 @@ AttemptEnd Runner::run_attempt(const json& claimed) {
   return end_of(job_);
 }
 
+AttemptEnd Runner::run_attempt(const json& claimed) {
+  job_ = claimed["job"];
+  job_id_ = job_.value("id", "");
+  attempt_ = job_.value("attempt", 0);
+  token_ = claimed.value("lease_token", "");
+  cancel_seen_ = false;
+  keep_journal_ = false;
+  heartbeats_ = 0;
+  summary_steps_ = json::array();
+  last_success_ = Clock::now();
+  lease_deadline_ = Clock::now() + std::chrono::seconds(o_.lease_s);
+  next_heartbeat_ = Clock::now();
+  attempt_dir_ = state_dir_ + "/" + job_id_ + "-a" + std::to_string(attempt_);
+  std::error_code ec;
+  fs::remove_all(attempt_dir_, ec);  // a yielded attempt claimed again starts afresh
+  fs::create_directories(attempt_dir_, ec);
+  write_file(attempt_dir_ + "/input.json", job_.contains("input") ? job_["input"].dump() : "null");
+  json prior = json::object();
+  for (const auto& s : job_["steps"]) {
+    const std::string state = s.value("state", "");
+    if (state == "DONE" || state == "REUSED")
+      prior[s.value("name", "")] = s.value("output", json());
+  }
+  write_file(attempt_dir_ + "/prior_outputs.json", prior.dump());
+  // The keeper first: the execution handle `start` sends names it.
+  Status spawned = Keeper::spawn(attempt_dir_, o_.keeper_detached, o_.grace, &keeper_);
+  if (spawned.ok()) {
+    handle_ = keeper_->id().handle();
+    journal_attempt();
+  }
+  remove_file(state_dir_ + "/claim.json");  // journaled: the lease is in attempt.json now
+  if (!spawned.ok()) {
+    log("err", "", "the keeper could not start: " + spawned.ToString());
+    return AttemptEnd::kError;
+  }
+
+  client::Response started = call("start", "", {{"execution_handle", handle_}});
+  if (started.status == 409 && started.json.value("code", "") == "cancelled") {
+    job_ = started.json;
+    return AttemptEnd::kCancelled;
+  }
+  if (started.status != 200) {
+    log("err", "", "the attempt could not start: " + started.message());
+    if (started.status == 0 || started.status >= 500) keep_journal_ = true;
+    return AttemptEnd::kError;
+  }
+  job_ = started.json;
+  return run_steps();
+}
+
+std::optional<AttemptEnd> Runner::settle_running_step(const std::string& step) {
+  std::optional<json> j = read_json_file(journal_path(state_dir_));
+  const ProcessId keeper_id = ProcessId::from_json(j ? j->value("keeper", json()) : json());
+  keeper_ = Keeper::adopt(attempt_dir_, keeper_id);
+  const bool this_boot = keeper_id.pid == 0 || keeper_id.this_boot();
+  std::optional<StepRecord> rec = keeper_->record(step);
+  if (!rec && keeper_->alive()) {
+    if (unsafe_relaunch_) {
+      // Fault injection (runner.h): run the step again beside the one that runs.
+      if (!reattach()) return AttemptEnd::kHandedBack;
+      keeper_.reset();
+      if (!Keeper::spawn(attempt_dir_, o_.keeper_detached, o_.grace, &keeper_).ok()) {
+        return AttemptEnd::kError;
+      }
+      std::error_code ec;
+      for (const char* suffix : {".pid", ".exit"})
+        fs::remove(step_file(attempt_dir_, step, suffix), ec);
+      size_t index = 0;
+      for (size_t i = 0; i < job_["steps"].size(); ++i) {
+        if (job_["steps"][i].value("name", "") == step) index = i;
+      }
+      (void)keeper_->run(step, step_argv(step), child_env(step, index));
+      return watch_step(step, Clock::now());
+    }
+    // The step runs on under its keeper: carry on watching it.
+    log("err", step, "its keeper still runs it: watching it again");
+    bool cancel = false;
+    next_heartbeat_ = Clock::now();
+    if (!keep_lease(&cancel)) return AttemptEnd::kHandedBack;
+    return watch_step(step, Clock::now());
+  }
+  if (!rec) {
+    // Neither a record nor a keeper: stopped mid-way (its keeper died, the
+    // host rebooted), or never seen running. Never taken as "not started".
+    rec.emplace();
+    rec->stopped = true;
+    rec->runner_died = true;
+    if (this_boot) {
+      rec->signal = SIGKILL;  // its keeper's death killed it (keeper.h)
+      if (auto pid = read_json_file(step_file(attempt_dir_, step, ".pid"))) {
+        const pid_t sid = pid->value("pid", 0);
+        if (pid->value("start", "") == start_ticks(sid)) stop_session(sid, o_.grace);
+      }
+    } else {
+      rec->exit_code = 255;  // gone with the reboot: never reported as 0
+    }
+  }
+  current_step_ = step;
+  std::string tail;
+  FileTail err(step_file(attempt_dir_, step, ".stderr"));
+  err.finish([&](std::string_view line) {
+    tail.append(line).push_back('\n');
+    if (tail.size() > o_.tail_bytes) tail.erase(0, tail.size() - o_.tail_bytes);
+  });
+  return report_step(step, *rec, StopReason::kNone, tail);
+}
+
+bool Runner::settle() {
+  std::optional<json> j = read_json_file(journal_path(state_dir_));
+  if (!j) return true;
+  job_id_ = j->value("job", "");
+  attempt_ = j->value("attempt", 0);
+  token_ = j->value("lease_token", "");
+  handle_ = j->value("handle", "");
+  attempt_dir_ = j->value("dir", "");
+  keep_journal_ = false;
+  summary_steps_ = json::array();
+  last_success_ = Clock::now();
+  lease_deadline_ = Clock::now();
+  client::Response got = c_->get("/v1/jobs/" + client::path_segment(job_id_));
+  if (got.status == 0 || got.status >= 500) return false;
+  job_ = got.json;
+  const std::string state = job_.value("state", "");
+  log("err", "", "settling what an earlier run left: the attempt is " + state);
+  // A report sent and not answered: sent again, it is answered once.
+  bool reported_unknown = false;
+  if (j->contains("report") && job_.value("attempt", 0) == attempt_ &&
+      (state == "RUNNING" || state == "STALE")) {
+    const json& rep = (*j)["report"];
+    client::Response r = call(rep.value("verb", ""), rep.value("step", ""), rep["body"]);
+    if (r.status == 0 || r.status >= 500) return false;
+    reported_unknown = r.status == 200 && rep.value("verb", "") == "outcome-unknown";
+    // The kept reply shows the job as it was then: read it as it is now.
+    got = c_->get("/v1/jobs/" + client::path_segment(job_id_));
+    if (got.status == 0 || got.status >= 500) return false;
+    job_ = got.json;
+  }
+  const std::string now_state = job_.value("state", "");
+  std::optional<AttemptEnd> end;
+  if (reported_unknown || job_.value("attempt", 0) != attempt_ ||
+      (now_state != "LEASED" && now_state != "RUNNING" && now_state != "STALE")) {
+    end = AttemptEnd::kHandedBack;  // over: nothing left to report
+  } else if (now_state == "LEASED") {
+    // Never started: given back.
+    call("release", "", json::object());
+    end = AttemptEnd::kHandedBack;
+  } else {
+    std::string running;
+    for (const auto& st : job_["steps"]) {
+      if (st.value("state", "") == "RUNNING") running = st.value("name", "");
+    }
+    if (!running.empty()) end = settle_running_step(running);
+    if (!end || *end == AttemptEnd::kError) {
+      // Between two steps, the lease kept or taken again: handed back.
+      bool cancel = false;
+      next_heartbeat_ = Clock::now();
+      if (job_.value("state", "") == "STALE" ? reattach() : keep_lease(&cancel)) {
+        client::Response y =
+            call("yield", "", {{"reason", "the worker settled it after a restart"}});
+        if (y.status == 200) job_ = y.json;
+      }
+      end = AttemptEnd::kHandedBack;
+    }
+  }
+  // A step still running under a keeper of this attempt is stopped: nothing
+  // runs for an attempt this runner no longer holds.
+  if (auto k = read_json_file(journal_path(state_dir_))) {
+    const ProcessId id = ProcessId::from_json(k->value("keeper", json()));
+    if (id.alive() && (!keeper_ || keeper_->id().pid != id.pid)) ::kill(id.pid, SIGTERM);
+  }
+  end_attempt();
+  if (keep_journal_) return false;
+  job_id_.clear();
+  return true;
+}
+
+client::Response Runner::claim() {
+  const std::string path = state_dir_ + "/claim.json";
+  std::optional<json> pending = read_json_file(path);
+  if (!pending) {
+    pending = json{{"key", client::new_idempotency_key()},
+                   {"body",
+                    {{"worker", worker_},
+                     {"kinds", o_.kinds},
+                     {"lease_s", o_.lease_s},
+                     {"wait_s", o_.wait_s}}}};
+    if (Status s = write_json_durably(path, *pending); !s.ok()) {
+      client::Response r;
+      r.failure = s.ToString();
+      return r;
+    }
+  }
+  client::Response r =
+      c_->send("POST", "/v1/jobs/claim", (*pending)["body"], pending->value("key", ""));
+  if (r.status == 0 || r.status >= 500) return r;  // sent again, same key, same body
+  if (r.status == 200) {
+    // The claim file stays until the attempt is journaled (run_attempt):
+    // the lease is never forgotten, and one fsync less stands between the
+    // claim and the step.
+    claimed_unix_ns_ = unix_ns();
+    return r;
+  }
+  // A claim file back after a crash is only sent again, and answered with
+  // its first reply: its removal need not wait for the disk.
+  remove_file(path);
+  return r;
+}
+
 int Runner::run() {
   if (int code = preflight(); code != kExitSucceeded) return code;
   struct sigaction stop {};
@@ -473,16 +917,25 @@ int Runner::run() {
   struct sigaction tstp {};
   tstp.sa_handler = on_tstp;
   ::sigaction(SIGTSTP, &tstp, nullptr);
+  struct sigaction usr1 {};
+  usr1.sa_handler = on_usr1;
+  ::sigaction(SIGUSR1, &usr1, nullptr);
   for (;;) {
+    if (g_status_wanted.exchange(false)) print_status();
+    if (!settle()) {
+      std::fprintf(stderr, "runledger work: an earlier attempt is not settled yet\n");
+      if (o_.once) return kExitTryLater;
+      if (g_stop_signals.load() > 0) return kExitSucceeded;
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      continue;
+    }
     if (g_stop_signals.load() > 0 || g_no_more_claims.load()) return kExitSucceeded;
-    client::Response claimed = c_->send(
-        "POST", "/v1/jobs/claim",
-        {{"worker", worker_}, {"kinds", o_.kinds}, {"lease_s", o_.lease_s}, {"wait_s", o_.wait_s}});
+    client::Response claimed = claim();
     if (claimed.status == 204) {
       if (o_.once) return kExitSucceeded;
       continue;
     }
-    if (claimed.status == 0 || claimed.status == 503) {
+    if (claimed.status == 0 || claimed.status >= 500) {
       std::fprintf(stderr, "runledger work: claim: %s\n", claimed.message().c_str());
       if (o_.once) return kExitUnreachable;
       std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -493,15 +946,21 @@ int Runner::run() {
       return kExitConfig;
     }
     const AttemptEnd end = run_attempt(claimed.json);
+    // Not ended as planned: settle() looks at it again before the next
+    // claim, so an attempt left RUNNING or STALE is never forgotten.
+    if (end == AttemptEnd::kError) keep_journal_ = true;
+    end_attempt();
     if (o_.summary_json) {
       std::printf("%s\n", json{{"job", job_id_},
                                {"attempt", attempt_},
                                {"state", job_.value("state", "")},
-                               {"steps", summary_steps_}}
+                               {"steps", summary_steps_},
+                               {"claimed_unix_ns", claimed_unix_ns_}}
                               .dump()
                               .c_str());
       std::fflush(stdout);
     }
+    if (!keep_journal_) job_id_.clear();
     if (unexecutable_in_a_row_ >= kUnexecutableInARowMax) {
       std::fprintf(stderr,
                    "runledger work: %d commands in a row could not be executed: no more claims\n",
@@ -512,6 +971,8 @@ int Runner::run() {
       if (end == AttemptEnd::kError) std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;
     }
+    // A step's end not reported yet: the next runner on this folder reports it.
+    if (keep_journal_) return kExitTryLater;
     switch (end) {
       case AttemptEnd::kSucceeded:
         return kExitSucceeded;
@@ -533,7 +994,72 @@ int Runner::run() {
 
 }  // namespace
 
+namespace {
+
+// The slots' pids, for the supervisor's signal handler.
+constexpr int kSlotsMax = 64;
+pid_t g_slots[kSlotsMax] = {};
+std::atomic<int> g_slot_count{0};
+
+void forward_to_slots(int signal) {
+  for (int i = 0; i < g_slot_count.load(); ++i) {
+    if (g_slots[i] > 0) ::kill(g_slots[i], signal);
+  }
+}
+
+// --concurrency N: N runner processes, slot i on <state>/slot-<i>, under a
+// supervisor that holds the state folder's lock, passes its signals on and
+// exits with the first slot's code that is not 0 (0 when all are).
+int run_slots(const WorkOptions& o) {
+  const char* from_env = std::getenv("STATE_DIRECTORY");
+  const std::string root = !o.state_dir.empty()  ? o.state_dir
+                           : from_env != nullptr ? from_env
+                                                 : ".runledger-work";
+  if (Status p = make_private(root); !p.ok()) {
+    std::fprintf(stderr, "runledger work: preflight: %s\n", p.message().c_str());
+    return kExitConfig;
+  }
+  const int lock = ::open((root + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    std::fprintf(stderr, "runledger work: the state folder %s is in use by another runner\n",
+                 root.c_str());
+    return kExitConfig;
+  }
+  struct sigaction forward {};
+  forward.sa_handler = forward_to_slots;
+  for (int sig : {SIGTERM, SIGINT, SIGTSTP, SIGUSR1}) ::sigaction(sig, &forward, nullptr);
+  for (int i = 1; i <= o.concurrency; ++i) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(lock);
+      for (int sig : {SIGTERM, SIGINT, SIGTSTP, SIGUSR1}) ::signal(sig, SIG_DFL);
+      WorkOptions slot = o;
+      slot.concurrency = 1;
+      slot.slot = i;
+      slot.state_dir = root + "/slot-" + std::to_string(i);
+      if (!o.worker.empty()) slot.worker = o.worker + "/slot-" + std::to_string(i);
+      Runner runner(slot);
+      std::fflush(nullptr);
+      ::_exit(runner.run());
+    }
+    g_slots[i - 1] = pid;
+    g_slot_count = i;
+  }
+  int result = kExitSucceeded;
+  for (int i = 0; i < o.concurrency; ++i) {
+    int st = 0;
+    while (::waitpid(g_slots[i], &st, 0) < 0 && errno == EINTR) {
+    }
+    const int code = WIFEXITED(st) ? WEXITSTATUS(st) : kExitInternal;
+    if (result == kExitSucceeded) result = code;
+  }
+  return result;
+}
+
+}  // namespace
+
 int run_worker(const WorkOptions& options) {
+  if (options.concurrency > 1) return run_slots(options);
   Runner runner(options);
   return runner.run();
 }

@@ -41,9 +41,19 @@ struct WorkOptions {
   std::set<int> retryable_exits{75};
   size_t tail_bytes = 3000;
   bool summary_json = false;
-  std::vector<std::string> command;                  // after --, run per step
+  bool keeper_detached = false;      // --keeper detached: a step outlives its runner's death
+  bool log_json = false;             // --log-format json
+  int concurrency = 1;               // slots, each a runner process with a state folder of its own
+  int slot = 1;                      // which slot this runner is (SIGUSR1 names it)
+  std::vector<std::string> command;  // after --, run per step
   std::map<std::string, std::string> step_commands;  // --step NAME=CMD
 };
+
+// Fault injection for the exclusivity tests only: with this variable set
+// to 1, a runner started again does not settle a step whose detached keeper
+// still runs, but reattaches and runs the step again, as a naive wrapper
+// would; the tests' probe must catch the overlap it causes.
+inline constexpr char kUnsafeRelaunchEnv[] = "RUNLEDGER_WORK_FAULT_RELAUNCH";
 
 // Runs until the work is over (one attempt with `once`, else until SIGTERM
 // or SIGINT and a drain); the exit code.

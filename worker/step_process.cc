@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +33,34 @@ std::vector<char*> c_strings(const std::vector<std::string>& v) {
 
 }  // namespace
 
+pid_t StepProcess::spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                         int out_fd, int err_fd, bool die_with_parent) {
+  std::vector<char*> args = c_strings(argv);
+  std::vector<char*> envp = c_strings(env);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  // The child: a session of its own, so that the whole step can be stopped.
+  ::setsid();
+  if (die_with_parent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(128 + SIGKILL);
+  }
+  int null = ::open("/dev/null", O_RDONLY);
+  ::dup2(null, STDIN_FILENO);
+  ::dup2(out_fd, STDOUT_FILENO);
+  ::dup2(err_fd, STDERR_FILENO);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execvpe(args[0], args.data(), envp.data());
+  std::fprintf(stderr, "cannot execute %s: %s\n", args[0], strerror(errno));
+  ::_exit(errno == ENOENT ? 127 : 126);
+}
+
 Status StepProcess::start(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                           std::unique_ptr<StepProcess>* out) {
   if (argv.empty()) return Status::Invalid("no command");
@@ -44,31 +73,40 @@ Status StepProcess::start(const std::vector<std::string>& argv, const std::vecto
     ::close(out_pipe[1]);
     return Status::IoError("pipe: " + std::string(strerror(errno)));
   }
-  std::vector<char*> args = c_strings(argv);
-  std::vector<char*> envp = c_strings(env);
-  const pid_t pid = ::fork();
-  if (pid < 0) return Status::IoError("fork: " + std::string(strerror(errno)));
-  if (pid == 0) {
-    // The child: a session of its own, so that the whole step can be stopped.
-    ::setsid();
-    int null = ::open("/dev/null", O_RDONLY);
-    ::dup2(null, STDIN_FILENO);
-    ::dup2(out_pipe[1], STDOUT_FILENO);
-    ::dup2(err_pipe[1], STDERR_FILENO);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::execvpe(args[0], args.data(), envp.data());
-    std::fprintf(stderr, "cannot execute %s: %s\n", args[0], strerror(errno));
-    ::_exit(errno == ENOENT ? 127 : 126);
-  }
+  const pid_t pid = spawn(argv, env, out_pipe[1], err_pipe[1], /*die_with_parent=*/false);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
+  if (pid < 0) {
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    return Status::IoError("fork: " + std::string(strerror(errno)));
+  }
   std::unique_ptr<StepProcess> p(new StepProcess());
   p->pid_ = pid;
   p->fds_[0] = out_pipe[0];
   p->fds_[1] = err_pipe[0];
+  *out = std::move(p);
+  return Status::Ok();
+}
+
+Status StepProcess::start_to_files(const std::vector<std::string>& argv,
+                                   const std::vector<std::string>& env, const std::string& out_path,
+                                   const std::string& err_path, std::unique_ptr<StepProcess>* out) {
+  if (argv.empty()) return Status::Invalid("no command");
+  const int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+  const int out_fd = ::open(out_path.c_str(), flags, 0600);
+  const int err_fd = ::open(err_path.c_str(), flags, 0600);
+  if (out_fd < 0 || err_fd < 0) {
+    if (out_fd >= 0) ::close(out_fd);
+    if (err_fd >= 0) ::close(err_fd);
+    return Status::IoError("cannot open the step's output files in " + out_path);
+  }
+  const pid_t pid = spawn(argv, env, out_fd, err_fd, /*die_with_parent=*/true);
+  ::close(out_fd);
+  ::close(err_fd);
+  if (pid < 0) return Status::IoError("fork: " + std::string(strerror(errno)));
+  std::unique_ptr<StepProcess> p(new StepProcess());
+  p->pid_ = pid;
   *out = std::move(p);
   return Status::Ok();
 }

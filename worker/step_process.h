@@ -25,6 +25,12 @@ class StepProcess {
   // Starts argv (argv[0] looked up in PATH) with exactly `env`.
   static Status start(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                       std::unique_ptr<StepProcess>* out);
+  // As start(), but stdout and stderr are appended to these files (they
+  // outlive the runner, whose pipes would not), and the child is killed
+  // when the process that started it dies: a step never outlives its keeper.
+  static Status start_to_files(const std::vector<std::string>& argv,
+                               const std::vector<std::string>& env, const std::string& out_path,
+                               const std::string& err_path, std::unique_ptr<StepProcess>* out);
   ~StepProcess();
   StepProcess(const StepProcess&) = delete;
   StepProcess& operator=(const StepProcess&) = delete;
@@ -49,6 +55,8 @@ class StepProcess {
   int stop_orphans(std::chrono::milliseconds grace);
 
   pid_t pid() const { return pid_; }
+  // Reaps the child if it has exited, without waiting.
+  void poll_exit() { reap(false); }
   bool exited() const { return status_.has_value(); }
   // When exited: the exit code, or the signal that killed it.
   std::optional<int> exit_code() const;
@@ -58,6 +66,9 @@ class StepProcess {
 
  private:
   StepProcess() = default;
+  // fds: the child's stdout and stderr; `die_with_parent`: PR_SET_PDEATHSIG.
+  static pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                     int out_fd, int err_fd, bool die_with_parent);
   void reap(bool wait);
   // The pids of the processes in the session but the child.
   std::vector<pid_t> session_members() const;

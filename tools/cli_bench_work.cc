@@ -1,0 +1,406 @@
+// runledger bench work (docs/worker.md "Speed and limits"): N `runledger
+// work` runners, real subprocesses, against one runledgerd (started here on
+// a temporary folder, or --server URL):
+//   1. steps:     N runners x M jobs of one trivial step (`date +%s%N`, which
+//                 prints the moment it was exec'd): steps/s, and a step's
+//                 overhead, claim reply to exec and exit to `done` durable
+//                 (from the runners' --summary json and the step's output);
+//   2. heartbeat: H runners each running a long step with a 3 s lease (a
+//                 heartbeat a second): the server's CPU per heartbeat;
+//   3. idle:      I runners long-polling claims of a kind nobody enqueues:
+//                 the server's CPU per idle runner, above the server's own
+//                 with no runner at all (measured first, as long).
+// Server CPU is read from /proc/<pid>/stat, so phases 2 and 3 need the
+// server started here. Checks its own counts; its speed is reported, never
+// judged.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "bench/result.h"
+#include "client/client.h"
+#include "tools/cli_commands.h"
+
+extern char** environ;
+
+namespace runledger::cli {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+struct WorkBenchFlags {
+  int runners = 4;
+  int jobs_per_runner = 50;
+  int heartbeat_runners = 20;
+  int idle_runners = 50;
+  int window_s = 5;
+  std::string server;
+  bool json_out = false;
+};
+
+std::string self_dir() { return fs::read_symlink("/proc/self/exe").parent_path().string(); }
+
+int bench_free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// Starts argv with the caller's environment less RUNLEDGER_*, stdout and
+// stderr into files.
+pid_t bench_spawn(const std::vector<std::string>& argv, const std::string& out,
+                  const std::string& err) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "RUNLEDGER_", 10) != 0) env.emplace_back(*e);
+  }
+  std::vector<char*> a, p;
+  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  for (const auto& s : env) p.push_back(const_cast<char*>(s.c_str()));
+  p.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int null = ::open("/dev/null", O_RDONLY);
+    ::dup2(null, 0);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    ::execve(a[0], a.data(), p.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// utime + stime of `pid`, in seconds.
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(close + 2));
+  std::vector<std::string> f;
+  for (std::string x; rest >> x;) f.push_back(x);
+  if (f.size() < 13) return 0;
+  return static_cast<double>(std::stoull(f[11]) + std::stoull(f[12])) /
+         static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+class WorkBench {
+ public:
+  explicit WorkBench(const WorkBenchFlags& f) : f_(f) {}
+  bench::BenchResult run();
+
+ private:
+  bool start_server();
+  std::vector<pid_t> start_runners(int n, const std::string& kind,
+                                   const std::vector<std::string>& extra);
+  // SIGTERM (or `signal`) to each, and waits for them.
+  void stop_runners(std::vector<pid_t>& pids, int signal = SIGTERM);
+  // How many jobs of `kind` are in `state`.
+  uint64_t count(const std::string& kind, const std::string& state);
+  bool wait_count(const std::string& kind, const std::string& state, uint64_t n,
+                  std::chrono::seconds wait);
+  void phase_steps();
+  void phase_heartbeats();
+  void phase_idle();
+
+  const WorkBenchFlags& f_;
+  bench::BenchResult r_;
+  std::string tmp_;
+  std::string url_;
+  pid_t server_ = -1;
+  std::unique_ptr<client::Client> c_;
+  int runner_seq_ = 0;
+  std::string run_id_ = client::new_idempotency_key().substr(0, 8);
+};
+
+bool WorkBench::start_server() {
+  if (!f_.server.empty()) {
+    url_ = f_.server;
+  } else {
+    const int port = bench_free_port();
+    url_ = "http://127.0.0.1:" + std::to_string(port);
+    server_ = bench_spawn({self_dir() + "/runledgerd", "--listen",
+                           "127.0.0.1:" + std::to_string(port), "--data", tmp_ + "/data"},
+                          tmp_ + "/server.out", tmp_ + "/server.err");
+  }
+  client::ClientOptions o;
+  o.server = url_;
+  if (!client::Client::open(o, &c_).ok()) return false;
+  for (int i = 0; i < 600; ++i) {
+    if (c_->get("/v1/health").status != 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+std::vector<pid_t> WorkBench::start_runners(int n, const std::string& kind,
+                                            const std::vector<std::string>& extra) {
+  std::vector<pid_t> pids;
+  for (int i = 0; i < n; ++i) {
+    const std::string name = tmp_ + "/r" + std::to_string(++runner_seq_);
+    std::vector<std::string> argv = {self_dir() + "/runledger",
+                                     "work",
+                                     "--kind",
+                                     kind,
+                                     "--server",
+                                     url_,
+                                     "--state-dir",
+                                     name,
+                                     "--summary",
+                                     "json"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    pids.push_back(bench_spawn(argv, name + ".out", name + ".err"));
+  }
+  return pids;
+}
+
+void WorkBench::stop_runners(std::vector<pid_t>& pids, int signal) {
+  for (pid_t p : pids) ::kill(p, signal);
+  for (pid_t p : pids) {
+    int st = 0;
+    ::waitpid(p, &st, 0);
+  }
+  pids.clear();
+}
+
+uint64_t WorkBench::count(const std::string& kind, const std::string& state) {
+  uint64_t n = 0;
+  std::string after;
+  for (int page = 0; page < 1000; ++page) {
+    client::Response r = c_->get("/v1/jobs?kind=" + kind + "&state=" + state + "&limit=1000" +
+                                 (after.empty() ? "" : "&after=" + after));
+    if (r.status != 200) return n;
+    n += r.json["jobs"].size();
+    if (!r.json["next"].is_string()) return n;
+    after = r.json["next"].get<std::string>();
+  }
+  return n;
+}
+
+bool WorkBench::wait_count(const std::string& kind, const std::string& state, uint64_t n,
+                           std::chrono::seconds wait) {
+  const auto until = Clock::now() + wait;
+  while (Clock::now() < until) {
+    if (count(kind, state) >= n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+void WorkBench::phase_steps() {
+  const std::string kind = "bench-steps-" + run_id_;
+  const uint64_t total = static_cast<uint64_t>(f_.runners) * f_.jobs_per_runner;
+  for (uint64_t i = 0; i < total; ++i) {
+    const std::string id = kind + "-" + std::to_string(i);
+    c_->send("POST", "/v1/jobs",
+             {{"id", id}, {"kind", kind}, {"target", id}, {"plan", json::array({"S"})}});
+  }
+  const int first = runner_seq_ + 1;
+  const auto began = Clock::now();
+  std::vector<pid_t> pids =
+      start_runners(f_.runners, kind, {"--wait-s", "1", "--", "date", "+%s%N"});
+  const bool all = wait_count(kind, "SUCCEEDED", total, std::chrono::seconds(600));
+  r_.seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  stop_runners(pids);
+  r_.count = count(kind, "SUCCEEDED");
+  r_.expect(all && r_.count == total, "every job of the steps phase succeeded");
+  bench::LatencyRecorder to_exec, to_done;
+  uint64_t summaries = 0;
+  for (int i = first; i < first + f_.runners; ++i) {
+    std::ifstream in(tmp_ + "/r" + std::to_string(i) + ".out");
+    std::map<std::string, int64_t> exec_ns;  // job -> when its step was exec'd
+    std::vector<json> lines;
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line[0] == '{') {
+        lines.push_back(json::parse(line, nullptr, false));
+      } else if (line.rfind("job=", 0) == 0) {
+        const std::string job = line.substr(4, line.find(' ') - 4);
+        const std::string ns = line.substr(line.rfind(' ') + 1);
+        if (!ns.empty() && std::all_of(ns.begin(), ns.end(), ::isdigit)) {
+          exec_ns[job] = std::stoll(ns);
+        }
+      }
+    }
+    for (const json& s : lines) {
+      if (!s.is_object() || s.value("state", "") != "SUCCEEDED") continue;
+      ++summaries;
+      const json& step = s["steps"][0];
+      const auto at = exec_ns.find(s.value("job", ""));
+      if (at != exec_ns.end()) {
+        to_exec.add(static_cast<double>(at->second - s.value("claimed_unix_ns", int64_t{0})) / 1e6);
+      }
+      to_done.add(static_cast<double>(step.value("reported_unix_ns", int64_t{0}) -
+                                      step.value("exited_unix_ns", int64_t{0})) /
+                  1e6);
+    }
+  }
+  r_.expect(summaries == total, "a --summary line for every job");
+  r_.checks["summaries"] = summaries;
+  const bench::LatencySummary e = to_exec.summary();
+  const bench::LatencySummary d = to_done.summary();
+  r_.figures["claim_to_exec_p50_ms"] = e.p50_ms;
+  r_.figures["claim_to_exec_p99_ms"] = e.p99_ms;
+  r_.figures["exit_to_done_p50_ms"] = d.p50_ms;
+  r_.figures["exit_to_done_p99_ms"] = d.p99_ms;
+  r_.latency_of = "step overhead, claim to exec";
+  r_.latency = e;
+}
+
+void WorkBench::phase_heartbeats() {
+  if (f_.heartbeat_runners == 0 || server_ <= 0) return;
+  const std::string kind = "bench-hb-" + run_id_;
+  for (int i = 0; i < f_.heartbeat_runners; ++i) {
+    const std::string id = kind + "-" + std::to_string(i);
+    c_->send("POST", "/v1/jobs",
+             {{"id", id}, {"kind", kind}, {"target", id}, {"plan", json::array({"S"})}});
+  }
+  std::vector<pid_t> pids =
+      start_runners(f_.heartbeat_runners, kind,
+                    {"--wait-s", "1", "--lease-s", "3", "--cancel", "interrupt", "--grace", "1s",
+                     "--", "sleep", std::to_string(f_.window_s + 60)});
+  const bool running = wait_count(kind, "RUNNING", f_.heartbeat_runners, std::chrono::seconds(120));
+  r_.expect(running, "every heartbeat runner runs its step");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const double cpu0 = cpu_seconds(server_);
+  const auto t0 = Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(f_.window_s));
+  const double cpu = cpu_seconds(server_) - cpu0;
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  // A heartbeat a second per runner (lease 3 s, one each third of it).
+  const double heartbeats = f_.heartbeat_runners * secs;
+  r_.figures["heartbeat_runners"] = f_.heartbeat_runners;
+  r_.figures["server_cpu_per_heartbeat_us"] = cpu / heartbeats * 1e6;
+  r_.figures["server_core_pct_heartbeating"] = cpu / secs * 100;
+  for (int i = 0; i < f_.heartbeat_runners; ++i) {
+    c_->send("POST", "/v1/jobs/" + kind + "-" + std::to_string(i) + "/cancel", json::object());
+  }
+  const bool cancelled =
+      wait_count(kind, "CANCELLED", f_.heartbeat_runners, std::chrono::seconds(60));
+  r_.expect(cancelled, "every heartbeat runner's job was cancelled");
+  stop_runners(pids);
+}
+
+void WorkBench::phase_idle() {
+  if (f_.idle_runners == 0 || server_ <= 0) return;
+  // The server alone first (its timers, its snapshot thread): what the
+  // runners add is what is above it.
+  const double base0 = cpu_seconds(server_);
+  const auto b0 = Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(f_.window_s));
+  const double base_pct = (cpu_seconds(server_) - base0) /
+                          std::chrono::duration<double>(Clock::now() - b0).count() * 100;
+  std::vector<pid_t> pids =
+      start_runners(f_.idle_runners, "bench-idle-" + run_id_, {"--wait-s", "30", "--", "true"});
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // every runner waits in its claim
+  const double cpu0 = cpu_seconds(server_);
+  const auto t0 = Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(f_.window_s));
+  const double cpu = cpu_seconds(server_) - cpu0;
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  int alive = 0;
+  for (pid_t p : pids) alive += ::kill(p, 0) == 0 ? 1 : 0;
+  r_.expect(alive == f_.idle_runners, "every idle runner still runs");
+  r_.figures["idle_runners"] = f_.idle_runners;
+  r_.figures["server_core_pct_no_runner"] = base_pct;
+  r_.figures["server_core_pct_idle_total"] = cpu / secs * 100;
+  r_.figures["server_core_pct_per_idle_runner"] =
+      std::max(0.0, cpu / secs * 100 - base_pct) / f_.idle_runners;
+  // They hold nothing, and a SIGTERM would wait out their claim's long poll.
+  stop_runners(pids, SIGKILL);
+}
+
+bench::BenchResult WorkBench::run() {
+  r_.workload = "work";
+  r_.unit = "steps";
+  r_.parameters["runners"] = f_.runners;
+  r_.parameters["jobs_per_runner"] = f_.jobs_per_runner;
+  r_.parameters["heartbeat_runners"] = f_.heartbeat_runners;
+  r_.parameters["idle_runners"] = f_.idle_runners;
+  r_.parameters["window_s"] = f_.window_s;
+  char pattern[] = "/tmp/runledger-bench-work-XXXXXX";
+  if (::mkdtemp(pattern) == nullptr) {
+    r_.error = "cannot make a temporary folder";
+    return r_;
+  }
+  tmp_ = pattern;
+  if (!start_server()) {
+    r_.error = "the server at " + url_ + " does not answer";
+    r_.server_unreachable = true;
+  } else {
+    phase_steps();
+    phase_heartbeats();
+    phase_idle();
+  }
+  if (server_ > 0) {
+    ::kill(server_, SIGTERM);
+    int st = 0;
+    ::waitpid(server_, &st, 0);
+  }
+  std::error_code ec;
+  fs::remove_all(tmp_, ec);
+  bench::finish(r_);
+  return r_;
+}
+
+}  // namespace
+
+Subcommand add_bench_work(CLI::App& bench) {
+  auto f = std::make_shared<WorkBenchFlags>();
+  CLI::App* app = bench.add_subcommand(
+      "work",
+      "N `runledger work` runners x M jobs of one trivial step against one runledgerd: steps/s, "
+      "a step's overhead (claim to exec, exit to done), server CPU per heartbeat and per idle "
+      "long-polling runner");
+  app->add_option("--runners", f->runners, "runners of the steps phase")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app->add_option("--jobs", f->jobs_per_runner, "jobs per runner")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app->add_option("--heartbeat-runners", f->heartbeat_runners,
+                  "runners heartbeating every second (0: skip)")
+      ->check(CLI::Range(0, 2000))
+      ->capture_default_str();
+  app->add_option("--idle-runners", f->idle_runners, "runners long-polling (0: skip)")
+      ->check(CLI::Range(0, 5000))
+      ->capture_default_str();
+  app->add_option("--window-s", f->window_s, "seconds each CPU measurement lasts")
+      ->check(CLI::Range(1, 600))
+      ->capture_default_str();
+  app->add_option("--server", f->server,
+                  "drive this runledgerd (steps phase only: its CPU cannot be read)");
+  app->add_flag("--json", f->json_out, "print the result as one JSON object");
+  return {app, [f] {
+            WorkBench b(*f);
+            bench::BenchResult r = b.run();
+            std::string text = f->json_out ? bench::to_json(r).dump() + "\n" : bench::to_table(r);
+            std::fputs(text.c_str(), stdout);
+            if (!r.error.empty()) return r.server_unreachable ? kExitUnavailable : kExitSoftware;
+            return r.ok() ? kExitOk : kExitFindings;
+          }};
+}
+
+}  // namespace runledger::cli

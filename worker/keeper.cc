@@ -1,0 +1,337 @@
+#include "worker/keeper.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "worker/step_process.h"
+
+namespace runledger::worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+// How often an idle keeper looks whether its runner is still there.
+constexpr std::chrono::milliseconds kKeeperIdleWait{200};
+
+int64_t unix_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Closes every descriptor above stderr but `keep`: the keeper must not hold
+// the state folder's lock (a runner started again could never take it) nor
+// the runner's sockets.
+void close_inherited(int keep) {
+  DIR* d = ::opendir("/proc/self/fd");
+  std::vector<int> fds;
+  if (d != nullptr) {
+    while (dirent* e = ::readdir(d)) {
+      const int fd = std::atoi(e->d_name);
+      if (fd > 2 && fd != keep && fd != ::dirfd(d)) fds.push_back(fd);
+    }
+    ::closedir(d);
+  }
+  for (int fd : fds) ::close(fd);
+}
+
+class KeeperLoop {
+ public:
+  KeeperLoop(std::string dir, bool detached, std::chrono::milliseconds grace, int notify_fd,
+             pid_t runner)
+      : dir_(std::move(dir)),
+        detached_(detached),
+        grace_(grace),
+        notify_fd_(notify_fd),
+        runner_(runner) {}
+
+  [[noreturn]] void run() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGCHLD, SIGINT}) sigaddset(&set, s);
+    for (;;) {
+      timespec wait{0, (child_ ? 20 : kKeeperIdleWait.count()) * 1'000'000L};
+      siginfo_t info;
+      const int sig = ::sigtimedwait(&set, &info, &wait);
+      if (child_) {
+        child_->poll_exit();
+        if (child_->exited()) finish_step(false);
+      }
+      const bool runner_gone = ::getppid() != runner_;
+      if (sig == SIGUSR1 && !child_) start_requested();
+      if (sig == SIGUSR2 && child_) stop_step(false);
+      if (sig == SIGTERM || sig == SIGINT) {
+        if (child_) stop_step(false);
+        ::_exit(0);
+      }
+      if (runner_gone && !detached_) {
+        // Bound: a step must not outlive its runner.
+        if (child_) stop_step(true);
+        ::_exit(0);
+      }
+      if (runner_gone && !child_) ::_exit(0);  // detached, and nothing left to watch
+    }
+  }
+
+ private:
+  void start_requested() {
+    const std::optional<json> req = read_json_file(dir_ + "/request.json");
+    if (!req) return;
+    step_ = req->value("step", "");
+    // Started before (a request seen twice): never a second time.
+    if (step_.empty() || ::access(step_file(dir_, step_, ".pid").c_str(), F_OK) == 0) return;
+    const std::vector<std::string> argv = req->value("argv", std::vector<std::string>{});
+    const std::vector<std::string> env = req->value("env", std::vector<std::string>{});
+    began_ = Clock::now();
+    stopped_ = false;
+    Status s = StepProcess::start_to_files(argv, env, step_file(dir_, step_, ".stdout"),
+                                           step_file(dir_, step_, ".stderr"), &child_);
+    if (!s.ok()) {
+      StepRecord r;
+      r.exit_code = 126;
+      write_record(r);
+      return;
+    }
+    (void)write_json_whole(step_file(dir_, step_, ".pid"),
+                           {{"pid", child_->pid()}, {"start", start_ticks(child_->pid())}});
+  }
+
+  void stop_step(bool runner_died) {
+    stopped_ = true;
+    runner_died_ = runner_died;
+    child_->stop(grace_, [](int, std::string_view) {});
+    finish_step(runner_died);
+  }
+
+  void finish_step(bool runner_died) {
+    StepRecord r;
+    r.exited_unix_ns = unix_ns();
+    r.exit_code = child_->exit_code();
+    r.signal = child_->killed_by();
+    r.stopped = stopped_ || child_->signalled_by_runner();
+    r.runner_died = runner_died;
+    r.orphans_killed = stop_session(child_->pid(), grace_);
+    r.duration_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began_).count();
+    child_.reset();
+    write_record(r);
+  }
+
+  void write_record(const StepRecord& r) {
+    (void)write_json_durably(step_file(dir_, step_, ".exit"), r.to_json());
+    if (notify_fd_ >= 0) {
+      const char byte = 1;
+      if (::write(notify_fd_, &byte, 1) < 0) {
+        ::close(notify_fd_);  // the runner is gone: it reads the record when it comes back
+        notify_fd_ = -1;
+      }
+    }
+  }
+
+  const std::string dir_;
+  const bool detached_;
+  const std::chrono::milliseconds grace_;
+  int notify_fd_;
+  const pid_t runner_;
+  std::unique_ptr<StepProcess> child_;
+  std::string step_;
+  Clock::time_point began_{};
+  bool stopped_ = false;
+  bool runner_died_ = false;
+};
+
+}  // namespace
+
+json StepRecord::to_json() const {
+  return {{"exit_code", exit_code ? json(*exit_code) : json(nullptr)},
+          {"signal", signal},
+          {"stopped", stopped},
+          {"runner_died", runner_died},
+          {"duration_ms", duration_ms},
+          {"orphans_killed", orphans_killed},
+          {"exited_unix_ns", exited_unix_ns}};
+}
+
+StepRecord StepRecord::from_json(const json& j) {
+  StepRecord r;
+  if (!j.is_object()) return r;
+  if (j.contains("exit_code") && j["exit_code"].is_number_integer()) {
+    r.exit_code = j["exit_code"].get<int>();
+  }
+  r.signal = j.value("signal", 0);
+  r.stopped = j.value("stopped", false);
+  r.runner_died = j.value("runner_died", false);
+  r.duration_ms = j.value("duration_ms", int64_t{0});
+  r.orphans_killed = j.value("orphans_killed", 0);
+  r.exited_unix_ns = j.value("exited_unix_ns", int64_t{0});
+  return r;
+}
+
+std::string step_file(const std::string& dir, const std::string& step, const char* suffix) {
+  return dir + "/step-" + step + suffix;
+}
+
+Status Keeper::spawn(const std::string& dir, bool detached, std::chrono::milliseconds grace,
+                     std::unique_ptr<Keeper>* out) {
+  int notify[2];
+  if (::pipe2(notify, O_CLOEXEC) != 0) {
+    return Status::IoError("pipe: " + std::string(std::strerror(errno)));
+  }
+  // Blocked before the fork, so that no request is lost before the keeper waits.
+  sigset_t set, old;
+  sigemptyset(&set);
+  for (int s : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGCHLD, SIGINT}) sigaddset(&set, s);
+  ::sigprocmask(SIG_BLOCK, &set, &old);
+  const pid_t runner = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setsid();  // a terminal's Ctrl-C to the runner's group is the runner's to handle
+    if (!detached) ::prctl(PR_SET_PDEATHSIG, SIGHUP);
+    for (int s : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGINT, SIGTSTP, SIGQUIT}) {
+      ::signal(s, SIG_DFL);
+    }
+    ::signal(SIGPIPE, SIG_IGN);
+    ::close(notify[0]);
+    close_inherited(notify[1]);
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, STDIN_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    if (null > 2) ::close(null);
+    KeeperLoop(dir, detached, grace, notify[1], runner).run();
+  }
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);
+  ::close(notify[1]);
+  if (pid < 0) {
+    ::close(notify[0]);
+    return Status::IoError("fork: " + std::string(std::strerror(errno)));
+  }
+  std::unique_ptr<Keeper> k(new Keeper());
+  k->dir_ = dir;
+  k->id_ = ProcessId::of(pid);
+  k->child_ = true;
+  k->notify_fd_ = notify[0];
+  *out = std::move(k);
+  return Status::Ok();
+}
+
+std::unique_ptr<Keeper> Keeper::adopt(const std::string& dir, const ProcessId& id) {
+  std::unique_ptr<Keeper> k(new Keeper());
+  k->dir_ = dir;
+  k->id_ = id;
+  return k;
+}
+
+Keeper::~Keeper() {
+  if (notify_fd_ >= 0) ::close(notify_fd_);
+  if (child_ && !reaped_) {
+    int st = 0;
+    ::waitpid(id_.pid, &st, WNOHANG);
+  }
+}
+
+Status Keeper::run(const std::string& step, const std::vector<std::string>& argv,
+                   const std::vector<std::string>& env) {
+  Status s =
+      write_json_whole(dir_ + "/request.json", {{"step", step}, {"argv", argv}, {"env", env}});
+  if (!s.ok()) return s;
+  if (::kill(id_.pid, SIGUSR1) != 0) return Status::IoError("the keeper is gone");
+  return Status::Ok();
+}
+
+void Keeper::stop_step() {
+  if (alive()) ::kill(id_.pid, SIGUSR2);
+}
+
+std::optional<StepRecord> Keeper::record(const std::string& step) const {
+  std::optional<json> j = read_json_file(step_file(dir_, step, ".exit"));
+  if (!j) return std::nullopt;
+  return StepRecord::from_json(*j);
+}
+
+bool Keeper::alive() {
+  if (child_) {
+    if (reaped_) return false;
+    int st = 0;
+    if (::waitpid(id_.pid, &st, WNOHANG) == id_.pid) {
+      reaped_ = true;
+      return false;
+    }
+    return true;
+  }
+  return id_.alive();
+}
+
+void Keeper::wait_notice(std::chrono::milliseconds wait) {
+  if (notify_fd_ < 0) {
+    std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(20)));
+    return;
+  }
+  pollfd p{notify_fd_, POLLIN, 0};
+  if (::poll(&p, 1, static_cast<int>(wait.count())) > 0) {
+    char buf[64];
+    if (::read(notify_fd_, buf, sizeof buf) <= 0) {
+      ::close(notify_fd_);  // the keeper is gone
+      notify_fd_ = -1;
+    }
+  }
+}
+
+void Keeper::finish() {
+  if (!alive()) return;
+  ::kill(id_.pid, SIGTERM);
+  if (!child_) return;
+  int st = 0;
+  ::waitpid(id_.pid, &st, 0);
+  reaped_ = true;
+}
+
+std::vector<pid_t> session_members(pid_t sid) {
+  std::vector<pid_t> members;
+  if (sid <= 0) return members;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return members;
+  while (dirent* d = ::readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(d->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::string(d->d_name) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    // After ") ": state ppid pgrp session.
+    std::istringstream rest(text.substr(close + 2));
+    std::string state;
+    long ppid = 0, pgrp = 0, session = 0;
+    rest >> state >> ppid >> pgrp >> session;
+    if (session == sid && state != "Z") members.push_back(static_cast<pid_t>(pid));
+  }
+  ::closedir(proc);
+  return members;
+}
+
+int stop_session(pid_t sid, std::chrono::milliseconds grace) {
+  std::vector<pid_t> left = session_members(sid);
+  if (left.empty()) return 0;
+  for (pid_t p : left) ::kill(p, SIGTERM);
+  const auto deadline = Clock::now() + grace;
+  while (!session_members(sid).empty() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (pid_t p : session_members(sid)) ::kill(p, SIGKILL);
+  return static_cast<int>(left.size());
+}
+
+}  // namespace runledger::worker
