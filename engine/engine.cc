@@ -392,6 +392,19 @@ bool Engine::apply_request(Pending& p, Batch& b) {
     p.reply = Reply::error(503, "unavailable", "the engine cannot write: " + unavailable_reason());
     return true;
   }
+  // Live jobs are held in memory: past their bound a new job waits (503)
+  // for some to finish, rather than memory growing without one. An enqueue
+  // of a job already held is answered as always.
+  if (const auto* enqueue = std::get_if<jobs::Enqueue>(&cmd);
+      enqueue != nullptr && state_.jobs.by_id.size() >= options_.live_jobs_max &&
+      state_.jobs.by_id.find(enqueue->id) == state_.jobs.by_id.end()) {
+    p.outcome = "unavailable";
+    p.reply = Reply::error(503, "overloaded",
+                           "the server holds its most live jobs (" +
+                               std::to_string(options_.live_jobs_max) +
+                               ", --live-jobs-max); retry once some have finished");
+    return true;
+  }
   for (const auto& stream : streams_named(cmd)) {
     if (in_memory(state_, stream)) continue;
     bool stored_none = false;

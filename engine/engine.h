@@ -68,6 +68,9 @@ struct EngineOptions {
   uint64_t snapshot_events_per_live_entity = 8;
   size_t batch_requests_max = 8192;   // requests per group commit
   size_t queue_requests_max = 65536;  // queued beyond this: 503, nothing done
+  // Jobs held in memory (not finished); an enqueue beyond is 503 until some
+  // finish (docs/operations.md, Limits).
+  size_t live_jobs_max = 1'000'000;
   // Idempotency keys are kept at least 24 h (docs/api.md); an hour of margin.
   int64_t idempotency_keep_s = 25 * 3600;
   int64_t idempotency_purge_every_s = 3600;

@@ -33,6 +33,7 @@ struct Flags {
   size_t waiting_claims_max = 4096;
   size_t live_streams_max = 4096;
   size_t reply_bytes_max = 256 << 20;
+  size_t live_jobs_max = 1'000'000;
   std::string auth_tokens;
   int64_t retry_backoff_s = 1;
   std::string log_level = "info";
@@ -78,6 +79,11 @@ void add_flags(CLI::App& app, Flags& f) {
                  "claims that may wait for work at once (wait_s); one more is refused with 503")
       ->envname("RUNLEDGER_WAITING_CLAIMS_MAX")
       ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  app.add_option("--live-jobs-max", f.live_jobs_max,
+                 "jobs not finished that the server holds; an enqueue beyond is refused with 503")
+      ->envname("RUNLEDGER_LIVE_JOBS_MAX")
+      ->check(CLI::Range(1, 100'000'000))
       ->capture_default_str();
   app.add_option("--reply-bytes-max", f.reply_bytes_max,
                  "reply bytes not yet taken by clients beyond which reads are refused with 503 "
@@ -302,6 +308,7 @@ int server_main(int argc, char** argv) {
   eo.policy.retry_backoff_s = f.retry_backoff_s;
   eo.read_only = f.read_only;
   eo.snapshot_every_events = f.snapshot_every_events;
+  eo.live_jobs_max = f.live_jobs_max;
   std::unique_ptr<Engine> engine;
   st = Engine::open(store, clock, eo, &engine);
   if (!st.ok()) return refuse_damaged_log(f.data, st);
