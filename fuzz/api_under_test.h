@@ -23,9 +23,14 @@
 
 #include "engine/engine.h"
 #include "fuzz/request_text.h"
+#include <boost/asio/io_context.hpp>
+
 #include "http/auth.h"
+#include "http/blocking_pool.h"
+#include "http/http_counters.h"
 #include "http/live_stream.h"
 #include "http/router.h"
+#include "http/server_context.h"
 
 namespace runledger::fuzz {
 
@@ -64,7 +69,12 @@ class ApiUnderTest {
   std::string folder_;
   ManualClock clock_;
   std::unique_ptr<Engine> engine_;
-  std::unique_ptr<http::LiveStreams> live_;  // for /metrics: none runs here
+  // For /metrics: no stream runs here, no loop either.
+  boost::asio::io_context io_;
+  http::BlockingPool pool_{1, 1};
+  http::InFlight in_flight_;
+  http::HttpCounters counters_;
+  std::unique_ptr<http::LiveStreams> live_;
   http::Router router_;
   http::Auth auth_;
 };
