@@ -640,7 +640,6 @@ json build() {
       responses[std::to_string(s.status)] = r;
     }
     const bool has_id = path.find('{') != std::string::npos;
-    const bool takes_input = command || !op.query.empty() || path == "/v1/events/live";
     if (command) responses["400"] = response_ref("BadRequest");
     if (path != "/v1/health") {
       responses["401"] = response_ref("Unauthorized");
@@ -652,7 +651,8 @@ json build() {
       responses["413"] = response_ref("PayloadTooLarge");
       responses["415"] = response_ref("UnsupportedMediaType");
     }
-    if (takes_input) responses["422"] = response_ref("Unprocessable");
+    // Every route refuses a query parameter it does not take (422 invalid_query).
+    responses["422"] = response_ref("Unprocessable");
     responses["503"] = response_ref("Unavailable");
     if (path == "/v1/health") {
       o["security"] = json::array();
