@@ -26,6 +26,7 @@ json any_json() { return json::object(); }
 json nullable(json s) {
   if (s.contains("type") && s["type"].is_string()) {
     s["type"] = json::array({s["type"], "null"});
+    if (s.contains("enum")) s["enum"].push_back(nullptr);
     return s;
   }
   return {{"oneOf", json::array({std::move(s), {{"type", "null"}}})}};
@@ -71,7 +72,7 @@ json job() {
                       {"finished_at", nullable(time())},
                       {"output", any_json()},
                       {"error", str()},
-                      {"reused_from", any_json()}},
+                      {"reused_from", integer()}},
                      {"name", "state", "started_at", "finished_at"});
   json attempt = object({{"attempt", integer()},
                          {"state", attempt_state()},
@@ -96,7 +97,7 @@ json job() {
                  {"state", attempt_state()},
                  {"attempt", integer()},
                  {"client_token", str()},
-                 {"lease", lease},
+                 {"lease", nullable(lease)},
                  {"cancel_requested", boolean()},
                  {"cancel_reason", nullable(str())},
                  {"execution_handle", nullable(str())},
