@@ -79,7 +79,7 @@ TEST_F(OpenApiTest, EveryRouteOfTheRouterIsInTheDocument) {
   ApiReply r = client().get("/v1/openapi.json");
   ASSERT_EQ(r.status, 200) << r.body;
   const auto& paths = r.json.at("paths");
-  const std::regex add(R"(\.add(?:_command|_stream)?\(\s*"([A-Z]+)",\s*"([^"]+)")");
+  const std::regex add(R"re(\.add(?:_command|_stream)?\(\s*"([A-Z]+)",\s*"([^"]+)")re");
   size_t routes = 0;
   for (const char* file : {"http/job_routes.cc", "http/connector_routes.cc", "http/hold_routes.cc",
                            "http/event_routes.cc", "http/ops_routes.cc"}) {
@@ -149,7 +149,6 @@ TEST_F(OpenApiTest, QueryParametersAreThoseTheServerTakes) {
   ASSERT_EQ(r.status, 200) << r.body;
   const std::regex takes(R"(\(it takes ([a-z_, ]+)\))");
   for (const auto& [path, item] : r.json.at("paths").items()) {
-    if (path == "/v1/openapi.json" || path == "/metrics" || path == "/v1/health") continue;
     for (const auto& [method, op] : item.items()) {
       std::set<std::string> documented;
       for (const auto& p : op.value("parameters", nlohmann::json::array())) {
