@@ -15,7 +15,12 @@ if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm > /dev/null
 fi
-(cd openapi && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
+# npm ci starts from nothing each time: skip it when the lock file is the one
+# the installed packages came from.
+if ! cmp -s openapi/package-lock.json openapi/node_modules/.installed-lock.json; then
+  (cd openapi && npm ci --no-audit --no-fund --loglevel=error > /dev/null &&
+    cp package-lock.json node_modules/.installed-lock.json)
+fi
 
 work=$(mktemp -d)
 pids=()
