@@ -121,7 +121,10 @@ if (second.json?.lease_token) {
   await call(o, "post", "/v1/jobs/{id}/yield", `/v1/jobs/${sid}/yield`, { lease_token: t, reason: "maintenance" });
   await call(o, "post", "/v1/jobs/{id}/cancel", `/v1/jobs/${sid}/cancel`, {});
 }
-const third = await call(o, "post", "/v1/jobs/claim", "/v1/jobs/claim", { worker: "w4", lease_s: 600 });
+await call(o, "post", "/v1/jobs", "/v1/jobs", { id: `${job}-r`, kind: `oa-release-${run}`, target: `oa/${run}/r` });
+const third = await call(o, "post", "/v1/jobs/claim", "/v1/jobs/claim", {
+  worker: "w4", kinds: [`oa-release-${run}`], lease_s: 600,
+});
 if (third.json?.lease_token) {
   const tid = third.json.job.id;
   await call(o, "post", "/v1/jobs/{id}/release", `/v1/jobs/${tid}/release`, { lease_token: third.json.lease_token });
@@ -235,7 +238,7 @@ for (const expected of [
   "get /v1/jobs/{id} 404", "post /v1/jobs 409", "post /v1/jobs 422", "post /v1/jobs 400",
   "post /v1/jobs 415", "get /v1/jobs 401", "post /v1/jobs 403", "get /v1/whoami 200",
   "post /v1/jobs/{id}/cancel-ack 200", "post /v1/jobs/{id}/outcome-unknown 200",
-  "post /v1/jobs/{id}/reattach 200", "post /v1/jobs/{id}/yield 200",
+  "post /v1/jobs/{id}/reattach 200", "post /v1/jobs/{id}/yield 200", "post /v1/jobs/{id}/release 200",
 ]) {
   if (!seen.has(expected)) failures.push(`the scenario did not reach ${expected}`);
 }
@@ -243,6 +246,10 @@ for (const expected of [
 const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
 const covered = new Set([...seen].map((s) => s.split(" ").slice(0, 2).join(" "))).size;
 console.log(`openapi: ${checked} replies checked, ${covered} of ${operations} operations exercised`);
+const exercised = new Set([...seen].map((s) => s.split(" ").slice(0, 2).join(" ")));
+const missed = Object.entries(doc.paths).flatMap(([p, item]) =>
+  Object.keys(item).filter((m) => !exercised.has(`${m} ${p}`)).map((m) => `${m} ${p}`));
+console.log(`openapi: not exercised: ${missed.join(", ")}`);
 if (failures.length > 0) {
   for (const f of failures) console.error(`FAIL ${f}`);
   console.error(`openapi: ${failures.length} replies do not match the document`);
