@@ -16,6 +16,9 @@ cmake --build build --target format-check
 # suite passes against the console built into runledgerd.
 ./scripts/ui-check.sh
 RL_UI_EMBEDDED=1 ./scripts/ui-test.sh build/bin
+# The OpenAPI document: linted by Redocly and Spectral, and real replies
+# validated against it.
+./scripts/openapi-check.sh build/bin
 if [ "${RUNLEDGER_SANITIZE_CHECKS:-1}" != 0 ]; then
   RUNLEDGER_ASAN_BUILD=build-asan-ci RUNLEDGER_ASAN_OPT=-O0 \
     RUNLEDGER_FUZZ_SECONDS="${RUNLEDGER_FUZZ_SECONDS:-20}" \
