@@ -21,9 +21,9 @@
 #include <string>
 #include <string_view>
 
+#include <boost/asio/io_context.hpp>
 #include "engine/engine.h"
 #include "fuzz/request_text.h"
-#include <boost/asio/io_context.hpp>
 
 #include "http/auth.h"
 #include "http/blocking_pool.h"
