@@ -298,30 +298,6 @@ void Keeper::finish() {
   reaped_ = true;
 }
 
-std::vector<pid_t> session_members(pid_t sid) {
-  std::vector<pid_t> members;
-  if (sid <= 0) return members;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return members;
-  while (dirent* d = ::readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(d->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0) continue;
-    std::ifstream stat("/proc/" + std::string(d->d_name) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const size_t close = text.rfind(')');
-    if (close == std::string::npos) continue;
-    // After ") ": state ppid pgrp session.
-    std::istringstream rest(text.substr(close + 2));
-    std::string state;
-    long ppid = 0, pgrp = 0, session = 0;
-    rest >> state >> ppid >> pgrp >> session;
-    if (session == sid && state != "Z") members.push_back(static_cast<pid_t>(pid));
-  }
-  ::closedir(proc);
-  return members;
-}
-
 int stop_session(pid_t sid, std::chrono::milliseconds grace) {
   std::vector<pid_t> left = session_members(sid);
   if (left.empty()) return 0;

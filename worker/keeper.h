@@ -91,8 +91,6 @@ class Keeper {
   int notify_fd_ = -1;
 };
 
-// The processes of session `sid` (a step's session: its pid), zombies aside.
-std::vector<pid_t> session_members(pid_t sid);
 // TERM to each, up to `grace` for them to go, KILL to the rest; how many there were.
 int stop_session(pid_t sid, std::chrono::milliseconds grace);
 

@@ -202,14 +202,15 @@ void StepProcess::stop(std::chrono::milliseconds grace, const LineSink& on_line)
   reap(true);
 }
 
-std::vector<pid_t> StepProcess::session_members() const {
+std::vector<pid_t> session_members(pid_t sid) {
   std::vector<pid_t> members;
+  if (sid <= 0) return members;
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return members;
   while (dirent* d = ::readdir(proc)) {
     char* end = nullptr;
     const long pid = std::strtol(d->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0 || pid == pid_) continue;
+    if (*end != '\0' || pid <= 0) continue;
     std::ifstream stat("/proc/" + std::string(d->d_name) + "/stat");
     std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
     const size_t close = text.rfind(')');
@@ -219,9 +220,15 @@ std::vector<pid_t> StepProcess::session_members() const {
     std::string state;
     long ppid = 0, pgrp = 0, session = 0;
     rest >> state >> ppid >> pgrp >> session;
-    if (session == pid_ && state != "Z") members.push_back(static_cast<pid_t>(pid));
+    if (session == sid && state != "Z") members.push_back(static_cast<pid_t>(pid));
   }
   ::closedir(proc);
+  return members;
+}
+
+std::vector<pid_t> StepProcess::session_members() const {
+  std::vector<pid_t> members = worker::session_members(pid_);
+  std::erase(members, pid_);
   return members;
 }
 

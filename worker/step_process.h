@@ -80,4 +80,7 @@ class StepProcess {
   bool signalled_ = false;
 };
 
+// The processes of session `sid` (a step's session: its pid), zombies aside.
+std::vector<pid_t> session_members(pid_t sid);
+
 }  // namespace runledger::worker

@@ -16,6 +16,7 @@
 #include "tests/http/job_calls.h"
 #include "tests/http/raw_connection.h"
 #include "tests/http/server_fixture.h"
+#include "tests/support/subprocess.h"
 
 namespace runledger::testing {
 namespace {
@@ -27,18 +28,6 @@ constexpr char kWorkerToken[] = "worker-token-0123456789abcdef";
 constexpr char kOperatorToken[] = "operator-token-0123456789abcdef";
 
 Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
-
-// Runs a shell command line; its exit code and what it printed.
-std::pair<int, std::string> run_shell(const std::string& line) {
-  std::string out;
-  FILE* p = ::popen((line + " 2>&1").c_str(), "r");
-  if (p == nullptr) return {-1, ""};
-  char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 class AuthTest : public ServerTest {
  protected:

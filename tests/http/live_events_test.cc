@@ -19,20 +19,6 @@ using nlohmann::json;
 
 constexpr auto kStreamWait = std::chrono::seconds(30);
 
-std::vector<uint64_t> ids_of(const std::vector<SseEvent>& events) {
-  std::vector<uint64_t> out;
-  for (const auto& e : events) {
-    if (e.event.empty()) out.push_back(std::stoull(e.id));
-  }
-  return out;
-}
-
-std::vector<uint64_t> range(uint64_t from, uint64_t to) {
-  std::vector<uint64_t> out;
-  for (uint64_t s = from; s <= to; ++s) out.push_back(s);
-  return out;
-}
-
 class LiveEventsTest : public ServerTest {
  protected:
   // Enqueues `n` jobs: one event each.
@@ -54,7 +40,7 @@ TEST_F(LiveEventsTest, EachEventCarriesItsSeqAsIdAndItsJsonAsData) {
   EXPECT_NE(live.head().find("text/event-stream"), std::string::npos) << live.head();
   const auto& events = live.read(5, deadline_in(kStreamWait));
 
-  ASSERT_EQ(ids_of(events), range(1, 5));
+  ASSERT_EQ(data_ids(events), seq_range(1, 5));
   for (size_t i = 0; i < events.size(); ++i) {
     json data = json::parse(events[i].data, nullptr, false);
     ASSERT_FALSE(data.is_discarded()) << events[i].data;
@@ -69,7 +55,7 @@ TEST_F(LiveEventsTest, AReconnectResumesAfterLastEventIdWithoutGapsOrDuplicates)
     SseReader first(server().port(), "/v1/events/live?after=0", "", deadline_in(kStreamWait));
     ASSERT_EQ(first.status(), 200) << first.head();
     // The reader handles events 1..4, then its connection drops.
-    auto ids = ids_of(first.read(4, deadline_in(kStreamWait)));
+    auto ids = data_ids(first.read(4, deadline_in(kStreamWait)));
     ASSERT_GE(ids.size(), 4u);
     seen.assign(ids.begin(), ids.begin() + 4);
   }
@@ -78,14 +64,14 @@ TEST_F(LiveEventsTest, AReconnectResumesAfterLastEventIdWithoutGapsOrDuplicates)
   // The header wins over ?after=: the stream goes on after 4, not after 1.
   SseReader second(server().port(), "/v1/events/live?after=1", "4", deadline_in(kStreamWait));
   ASSERT_EQ(second.status(), 200) << second.head();
-  auto resumed = ids_of(second.read(11, deadline_in(kStreamWait)));
-  ASSERT_EQ(resumed, range(5, 15));
+  auto resumed = data_ids(second.read(11, deadline_in(kStreamWait)));
+  ASSERT_EQ(resumed, seq_range(5, 15));
   // And it keeps listening: an event appended now arrives too.
   ASSERT_NO_FATAL_FAILURE(append(1));
-  resumed = ids_of(second.read(12, deadline_in(kStreamWait)));
+  resumed = data_ids(second.read(12, deadline_in(kStreamWait)));
   seen.insert(seen.end(), resumed.begin(), resumed.end());
 
-  EXPECT_EQ(seen, range(1, 16));
+  EXPECT_EQ(seen, seq_range(1, 16));
   EXPECT_EQ(client().event_count(), 16u);
 }
 
@@ -93,7 +79,7 @@ TEST_F(LiveEventsTest, AfterStartsTheStreamAfterThatSeq) {
   ASSERT_NO_FATAL_FAILURE(append(8));
   SseReader live(server().port(), "/v1/events/live?after=6", "", deadline_in(kStreamWait));
   ASSERT_EQ(live.status(), 200) << live.head();
-  EXPECT_EQ(ids_of(live.read(2, deadline_in(kStreamWait))), range(7, 8));
+  EXPECT_EQ(data_ids(live.read(2, deadline_in(kStreamWait))), seq_range(7, 8));
 }
 
 TEST_F(LiveEventsTest, ABadResumePointIs422) {

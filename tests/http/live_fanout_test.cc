@@ -27,20 +27,6 @@ using nlohmann::json;
 
 constexpr auto kFanoutWait = std::chrono::seconds(60);
 
-std::vector<uint64_t> data_ids(const std::vector<SseEvent>& events) {
-  std::vector<uint64_t> out;
-  for (const auto& e : events) {
-    if (e.event.empty()) out.push_back(std::stoull(e.id));
-  }
-  return out;
-}
-
-std::vector<uint64_t> seqs(uint64_t from, uint64_t to) {
-  std::vector<uint64_t> out;
-  for (uint64_t s = from; s <= to; ++s) out.push_back(s);
-  return out;
-}
-
 // The value of a metric line "name value" in /metrics text (-1 when absent).
 long metric(ApiClient& c, const std::string& name) {
   ApiReply r = c.get("/metrics");
@@ -106,7 +92,7 @@ TEST_F(LiveFanoutTest, AThousandReadersAtOnceEachGetEveryEventInOrderOnce) {
   ASSERT_NO_FATAL_FAILURE(append(7));
 
   for (size_t i = 0; i < kReaders; ++i) {
-    ASSERT_EQ(data_ids(readers[i]->read(10, deadline_in(kFanoutWait))), seqs(1, 10)) << i;
+    ASSERT_EQ(data_ids(readers[i]->read(10, deadline_in(kFanoutWait))), seq_range(1, 10)) << i;
   }
   EXPECT_GE(metric(client(), "runledger_live_stream_events_total"),
             static_cast<long>(kReaders * 10));
@@ -132,7 +118,7 @@ TEST_F(LiveFanoutTest, AReaderThatStopsReadingIsEndedWhileOthersGoOnAndResumesWi
   append(kEvents, 60 * 1024);
   reader.join();
 
-  EXPECT_EQ(read_meanwhile, seqs(1, kEvents));
+  EXPECT_EQ(read_meanwhile, seq_range(1, kEvents));
   // The stalled one is ended (buffer bound or write timeout), the other stays.
   EXPECT_EQ(wait_streams(1), 1);
 
@@ -150,7 +136,7 @@ TEST_F(LiveFanoutTest, AReaderThatStopsReadingIsEndedWhileOthersGoOnAndResumesWi
                     deadline_in(kFanoutWait));
   ASSERT_EQ(resumed.status(), 200);
   EXPECT_EQ(data_ids(resumed.read(kEvents - last_whole, deadline_in(kFanoutWait))),
-            seqs(last_whole + 1, kEvents));
+            seq_range(last_whole + 1, kEvents));
 }
 
 TEST_F(LiveFanoutTest, AReaderFarBehindCatchesUpInPiecesWhileTheLogGrows) {
@@ -163,14 +149,14 @@ TEST_F(LiveFanoutTest, AReaderFarBehindCatchesUpInPiecesWhileTheLogGrows) {
   ASSERT_NO_FATAL_FAILURE(append_at_once(kDuring, 16));
 
   EXPECT_EQ(data_ids(behind.read(kBefore + kDuring, deadline_in(kFanoutWait))),
-            seqs(1, kBefore + kDuring));
+            seq_range(1, kBefore + kDuring));
 }
 
 TEST_F(LiveFanoutTest, AStopEndsEachStreamWithItsReasonAndARestartResumesWithoutGapOrDuplicate) {
   ASSERT_NO_FATAL_FAILURE(append(4));
   SseReader before(server().port(), "/v1/events/live?after=0", "", deadline_in(kFanoutWait));
   ASSERT_EQ(before.status(), 200);
-  ASSERT_EQ(data_ids(before.read(4, deadline_in(kFanoutWait))), seqs(1, 4));
+  ASSERT_EQ(data_ids(before.read(4, deadline_in(kFanoutWait))), seq_range(1, 4));
 
   // The reader goes on reading while the server stops, as a client does.
   std::vector<SseEvent> last;
@@ -184,7 +170,7 @@ TEST_F(LiveFanoutTest, AStopEndsEachStreamWithItsReasonAndARestartResumesWithout
   ASSERT_NO_FATAL_FAILURE(append(3));
   SseReader after(server().port(), "/v1/events/live", "4", deadline_in(kFanoutWait));
   ASSERT_EQ(after.status(), 200);
-  EXPECT_EQ(data_ids(after.read(3, deadline_in(kFanoutWait))), seqs(5, 7));
+  EXPECT_EQ(data_ids(after.read(3, deadline_in(kFanoutWait))), seq_range(5, 7));
 }
 
 class LiveStreamsCapTest : public ServerTest {

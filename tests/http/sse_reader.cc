@@ -27,6 +27,20 @@ SseEvent parse_block(const std::string& block) {
 
 }  // namespace
 
+std::vector<uint64_t> data_ids(const std::vector<SseEvent>& events) {
+  std::vector<uint64_t> out;
+  for (const auto& e : events) {
+    if (e.event.empty()) out.push_back(std::stoull(e.id));
+  }
+  return out;
+}
+
+std::vector<uint64_t> seq_range(uint64_t from, uint64_t to) {
+  std::vector<uint64_t> out;
+  for (uint64_t s = from; s <= to; ++s) out.push_back(s);
+  return out;
+}
+
 SseReader::SseReader(int port, const std::string& path, const std::string& last_event_id,
                      Deadline deadline)
     : conn_(port, deadline) {

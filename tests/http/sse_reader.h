@@ -5,6 +5,7 @@
 // Not thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,11 @@ struct SseEvent {
   std::string event;  // "" for the default "message"
   std::string data;
 };
+
+// The ids of the data events (not `event: end` and the like), as numbers.
+std::vector<uint64_t> data_ids(const std::vector<SseEvent>& events);
+// from, from + 1, ..., to.
+std::vector<uint64_t> seq_range(uint64_t from, uint64_t to);
 
 class SseReader {
  public:

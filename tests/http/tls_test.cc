@@ -20,22 +20,11 @@
 
 #include "tests/http/raw_connection.h"
 #include "tests/support/server_process.h"
+#include "tests/support/subprocess.h"
 #include "tests/support/test_support.h"
 
 namespace runledger::testing {
 namespace {
-
-// Runs a shell command line; its exit code and what it printed (both streams).
-std::pair<int, std::string> tls_shell(const std::string& line) {
-  std::string out;
-  FILE* p = ::popen((line + " 2>&1").c_str(), "r");
-  if (p == nullptr) return {-1, ""};
-  char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 // A CA, a server certificate it signed for 127.0.0.1 and localhost (CN
 // `server_cn`), and a client CA with a client certificate, under `dir`.
@@ -58,14 +47,14 @@ void make_certificates(const std::string& dir, const std::string& server_cn) {
           "/client-ca.key -CAcreateserial -days 2 -out " + dir + "/client.pem",
   };
   for (const std::string& step : steps) {
-    auto [code, out] = tls_shell(step);
+    auto [code, out] = run_shell(step);
     ASSERT_EQ(code, 0) << step << "\n" << out;
   }
 }
 
 // `openssl s_client` to the port with `options`; its exit code and output.
 std::pair<int, std::string> s_client(int port, const std::string& options) {
-  return tls_shell("timeout 20 openssl s_client -connect 127.0.0.1:" + std::to_string(port) + " " +
+  return run_shell("timeout 20 openssl s_client -connect 127.0.0.1:" + std::to_string(port) + " " +
                    options + " < /dev/null");
 }
 
@@ -206,19 +195,19 @@ TEST_F(TlsTest, TheCliAndTheLiveStreamWorkOverHttps) {
   ASSERT_NO_FATAL_FAILURE(start(tls_flags()));
   const std::string url = "https://127.0.0.1:" + std::to_string(server_->port());
   auto [enq, enq_out] =
-      tls_shell(bin_path("runledger") + " job enqueue --server " + url + " --cacert " +
+      run_shell(bin_path("runledger") + " job enqueue --server " + url + " --cacert " +
                 cert("ca.pem") + " --kind k --target shop/orders --output json");
   EXPECT_EQ(enq, 0) << enq_out;
-  auto [list, list_out] = tls_shell(bin_path("runledger") + " job list --server " + url +
+  auto [list, list_out] = run_shell(bin_path("runledger") + " job list --server " + url +
                                     " --cacert " + cert("ca.pem") + " --output json");
   EXPECT_EQ(list, 0) << list_out;
   EXPECT_NE(list_out.find("shop/orders"), std::string::npos) << list_out;
   // Without the CA the server's certificate is not trusted.
   auto [untrusted, untrusted_out] =
-      tls_shell(bin_path("runledger") + " job list --server " + url + " --output json");
+      run_shell(bin_path("runledger") + " job list --server " + url + " --output json");
   EXPECT_NE(untrusted, 0) << untrusted_out;
 
-  auto [curl, stream] = tls_shell("curl -sN --max-time 3 --cacert " + cert("ca.pem") + " '" + url +
+  auto [curl, stream] = run_shell("curl -sN --max-time 3 --cacert " + cert("ca.pem") + " '" + url +
                                   "/v1/events/live?after=0'");
   EXPECT_NE(stream.find("id: 1\ndata: "), std::string::npos) << curl << stream;
 }
@@ -227,7 +216,7 @@ TEST(TlsStartTest, PlainHttpWithTokensOffLoopbackIsRefusedUnlessInsecurePlaintex
   TempDir dir;
   { std::ofstream(dir.path() + "/tokens") << "ops operator operator-token-0123456789abcdef\n"; }
   std::filesystem::permissions(dir.path() + "/tokens", std::filesystem::perms::owner_read);
-  auto [refused, why] = tls_shell(bin_path("runledgerd") + " --listen 0.0.0.0:0 --data " +
+  auto [refused, why] = run_shell(bin_path("runledgerd") + " --listen 0.0.0.0:0 --data " +
                                   dir.path() + "/data --auth-tokens " + dir.path() + "/tokens");
   EXPECT_EQ(refused, 2) << why;
   EXPECT_NE(why.find("--insecure-plaintext"), std::string::npos) << why;
@@ -235,7 +224,7 @@ TEST(TlsStartTest, PlainHttpWithTokensOffLoopbackIsRefusedUnlessInsecurePlaintex
 
   // Given the flag, it starts (and serves until the timeout stops it).
   auto [allowed, log] =
-      tls_shell("timeout 5 " + bin_path("runledgerd") + " --listen 0.0.0.0:0 --data " + dir.path() +
+      run_shell("timeout 5 " + bin_path("runledgerd") + " --listen 0.0.0.0:0 --data " + dir.path() +
                 "/data --auth-tokens " + dir.path() + "/tokens --insecure-plaintext");
   EXPECT_EQ(allowed, 124) << log;
   EXPECT_NE(log.find("listening on 0.0.0.0:"), std::string::npos) << log;
@@ -257,7 +246,7 @@ TEST(TlsStartTest, WrongTlsFilesStopTheStartBeforeTheDataFolder) {
        "missing-ca.pem"},
   };
   for (const auto& [flags, names] : cases) {
-    auto [code, out] = tls_shell(runledgerd + flags);
+    auto [code, out] = run_shell(runledgerd + flags);
     EXPECT_EQ(code, 2) << flags << "\n" << out;
     EXPECT_NE(out.find(names), std::string::npos) << flags << "\n" << out;
   }

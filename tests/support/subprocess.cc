@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -97,6 +98,17 @@ CliResult run_binary(const std::string& name, const std::vector<std::string>& ar
 
 CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env) {
   return run_binary("runledger", args, env);
+}
+
+std::pair<int, std::string> run_shell(const std::string& line) {
+  std::string out;
+  FILE* p = ::popen((line + " 2>&1").c_str(), "r");
+  if (p == nullptr) return {-1, ""};
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 }  // namespace runledger::testing

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace runledger::testing {
@@ -26,6 +27,10 @@ int exit_code_of(int wait_status);
 
 // Waits for `pid` to end; its exit_code_of(), -1 when it cannot be waited for.
 int wait_for_exit(pid_t pid);
+
+// Runs `line` with /bin/sh; its exit code (-1 when it did not exit) and what
+// it printed on both streams.
+std::pair<int, std::string> run_shell(const std::string& line);
 
 // The whole content of a file ("" when it cannot be read).
 std::string read_whole_file(const std::string& path);
