@@ -13,6 +13,8 @@ packages=(
   libcli11-dev                # command-line flags
   libssl-dev                  # SHA-256 for the hash chain and lease tokens
   zlib1g-dev                  # the console's files, served gzipped
+  libpq-dev                   # the log in PostgreSQL (docs/cluster.md)
+  postgresql                  # PostgreSQL 15 servers for the cluster tests
   libgoogle-perftools-dev     # tcmalloc, the allocator of the shipped binaries
   libgtest-dev libgmock-dev   # tests
   curl procps                 # scripts and restart tests
