@@ -56,6 +56,7 @@ Engine::Engine(std::shared_ptr<EventStore> store, const Clock& clock, EngineOpti
 Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options,
                     std::unique_ptr<Engine>* out) {
   std::unique_ptr<Engine> e(new Engine(std::move(store), clock, std::move(options)));
+  e->refusal_ = e->options_.refuse_writes;
   LoadOptions lo;
   lo.tolerate_damage = e->options_.read_only;
   // The fold reads the snapshot and the tail only; the events before them
@@ -75,6 +76,7 @@ Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, Engin
   // What was folded from the tail is not in any snapshot yet.
   e->events_since_snapshot_ = e->load_report_.replayed;
   e->metrics_.replayed(e->load_report_.replayed, e->load_report_.seconds);
+  if (e->refusal_) e->writable_ = false;
   if (e->options_.read_only) {
     e->writable_ = false;
     e->unavailable_ = e->load_report_.damage.ok() ? "started read-only (--read-only)"
@@ -114,7 +116,34 @@ Engine::~Engine() { shutdown(); }
 std::string Engine::unavailable_reason() const {
   std::lock_guard<std::mutex> lk(mu_);
   if (stopping_) return "shutting down";
+  if (unavailable_.empty() && refusal_) {
+    auto j = nlohmann::json::parse(refusal_->body, nullptr, false);
+    if (j.is_object() && j.contains("error") && j["error"].is_string()) {
+      return j["error"].get<std::string>();
+    }
+  }
   return unavailable_;
+}
+
+void Engine::refuse_writes(Reply refusal) {
+  std::lock_guard<std::mutex> lk(mu_);
+  refusal_ = std::move(refusal);
+  writable_ = false;
+}
+
+void Engine::accept_writes() {
+  std::lock_guard<std::mutex> lk(mu_);
+  refusal_.reset();
+  // A failed write's rebuild that has not succeeded still keeps it shut.
+  writable_ = !options_.read_only && unavailable_.empty();
+}
+
+Reply Engine::unwritable_reply() const {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (refusal_ && unavailable_.empty()) return *refusal_;
+  }
+  return Reply::error(503, "unavailable", "the engine cannot write: " + unavailable_reason());
 }
 
 Reply Engine::execute(Request request) {
@@ -358,9 +387,12 @@ bool Engine::apply_request(Pending& p, Batch& b) {
     }
   }
   // A read-only engine keeps no key: it writes nothing, and a refusal it
-  // answers must not become a 503 through a write that cannot happen.
+  // answers must not become a 503 through a write that cannot happen. Nor
+  // does one that cannot write now (a standby): what it keeps would exist
+  // on this node alone.
   auto remember = [&](const Reply& reply) {
     if (r.idempotency_key.empty() || reply.status >= 500 || options_.read_only) return;
+    if (!writable()) return;
     if (r.tried_again_on_no_content && reply.status == 204) return;
     std::string rec = encode_idempotency(clock_.now_ms(), r.fingerprint, reply, r.reply_secret,
                                          r.idempotency_key);
@@ -375,6 +407,7 @@ bool Engine::apply_request(Pending& p, Batch& b) {
     remember(p.reply);
     return true;
   }
+  if (r.replica) return apply_replica(p, b);
   if (!r.command) {
     // A read changes nothing, so a renderer that throws only fails its own reply.
     try {
@@ -383,13 +416,16 @@ bool Engine::apply_request(Pending& p, Batch& b) {
       p.outcome = "error";
       p.reply = Reply::error(500, "internal_error", std::string("the read failed: ") + e.what());
     }
+    // How far the log behind this read goes (on a standby, how far it has
+    // followed the leader's).
+    p.reply.headers += "X-Runledger-Seq: " + std::to_string(state_.last_seq) + "\r\n";
     return true;
   }
   const Command& cmd = *r.command;
   p.type = command_name(cmd);
   if (!writable()) {
     p.outcome = "unavailable";
-    p.reply = Reply::error(503, "unavailable", "the engine cannot write: " + unavailable_reason());
+    p.reply = unwritable_reply();
     return true;
   }
   // Live jobs are held in memory: past their bound a new job waits (503)
@@ -449,6 +485,57 @@ bool Engine::apply_request(Pending& p, Batch& b) {
     metrics_.lease_expiries(n);
   }
   remember(p.reply);
+  return true;
+}
+
+// Folds events the log already holds, exactly as append_decision folds the
+// ones it makes: entities that left memory come back first, a finished one
+// that comes back loses its stored view, and close_batch() writes the views
+// of what they finish. Nothing is folded unless all of them continue the log.
+bool Engine::apply_replica(Pending& p, Batch& b) {
+  const Replica& replica = *p.req.replica;
+  p.type = "replica";
+  uint64_t seq = state_.last_seq;
+  Hash prev = state_.last_hash;
+  for (const auto& ev : replica.events) {
+    const fb::Event* e = nullptr;
+    Status st = decode_event(ev.bytes, &e);
+    if (st.ok() && (e->seq() != seq + 1 || e->prev_hash() == nullptr ||
+                    !std::equal(prev.begin(), prev.end(), e->prev_hash()->begin()))) {
+      st = Status::Conflict("event " + std::to_string(e->seq()) + " does not continue the log at " +
+                            std::to_string(seq));
+    }
+    if (!st.ok()) {
+      p.outcome = "refused";
+      p.reply = Reply::error(409, "conflict", st.ToString(), {{"last_seq", state_.last_seq}});
+      return true;
+    }
+    seq = e->seq();
+    prev = sha256(ev.bytes);
+  }
+  for (const auto& ev : replica.events) {
+    if (!in_memory(state_, ev.stream)) {
+      bool stored_none = false;
+      if (Status st = hydrate(*store_, state_, ev.stream, 0, &stored_none); !st.ok()) return false;
+      if (!stored_none && in_memory(state_, ev.stream)) b.hydrated.push_back(ev.stream);
+    }
+    if (batch_versions_.find(ev.stream) == batch_versions_.end() &&
+        entity_status(state_, ev.stream).finished_in_memory()) {
+      b.reopened.emplace(ev.stream, view_index::entries_of(state_, ev.stream));
+    }
+    const fb::Event* e = nullptr;
+    if (!decode_event(ev.bytes, &e).ok()) return false;
+    evolve(state_, *e);
+    state_.last_hash = sha256(ev.bytes);
+    batch_versions_[ev.stream] = ev.stream_version;
+    b.touched.push_back(ev.stream);
+    b.out.events.push_back(ev);
+  }
+  for (const auto& [key, record] : replica.idempotency) {
+    batch_idempotency_[key] = record;
+    b.out.idempotency.emplace_back(key, record);
+  }
+  p.reply = Reply::json(200, {{"last_seq", state_.last_seq}});
   return true;
 }
 

@@ -74,6 +74,17 @@ struct EngineOptions {
   // Idempotency keys are kept at least 24 h (docs/api.md); an hour of margin.
   int64_t idempotency_keep_s = 25 * 3600;
   int64_t idempotency_purge_every_s = 3600;
+  // Commands are refused with this reply from the start, until
+  // accept_writes(): a standby of a cluster (docs/cluster.md).
+  std::optional<Reply> refuse_writes;
+};
+
+// Events and idempotency records another node decided and the log already
+// holds (a standby follows the leader's log): the engine folds them as they
+// are, verified to continue its log, and writes them to its store.
+struct Replica {
+  std::vector<EncodedEvent> events;  // ascending seq, contiguous
+  std::vector<std::pair<std::string, std::string>> idempotency;
 };
 
 // Renders the reply on the sequencer thread, after the command's events
@@ -103,6 +114,9 @@ struct Request {
   // A reply decided before the engine (e.g. a 422 from validation) that
   // must still be recorded under its idempotency key.
   std::optional<Reply> fixed_reply;
+  // Not a command: the log's next events, decided elsewhere (see Replica).
+  // 200 once they are durable; 409 when they do not continue the log.
+  std::shared_ptr<const Replica> replica;
 };
 
 class Engine {
@@ -138,6 +152,10 @@ class Engine {
   void shutdown();
 
   bool writable() const { return writable_.load(std::memory_order_acquire); }
+  // From now on every command is answered `refusal` (nothing decided), until
+  // accept_writes(); reads and replicas go on. Thread-safe.
+  void refuse_writes(Reply refusal);
+  void accept_writes();
   std::string unavailable_reason() const;
   const LoadReport& load_report() const { return load_report_; }
   EventStore& store() { return *store_; }
@@ -163,6 +181,9 @@ class Engine {
   void sort_touched(Batch& b);
   void close_batch(Batch& b);
   bool apply_request(Pending& p, Batch& b);
+  bool apply_replica(Pending& p, Batch& b);
+  // The reply a command gets while the engine cannot write.
+  Reply unwritable_reply() const;
   Status append_decision(const Decision& d, const std::string& actor, const std::string& command_id,
                          int64_t now_ms, Batch& b);
   // The record kept under `key`: by its record key (recent batches, then
@@ -218,6 +239,7 @@ class Engine {
   // for a free writer (see run()). REQUIRES: mu_.
   bool sequencer_may_take() const;
   std::string unavailable_;  // GUARDED_BY(mu_)
+  std::optional<Reply> refusal_;  // GUARDED_BY(mu_): see refuse_writes()
   std::atomic<bool> writable_{true};
   std::thread sequencer_;
 

@@ -155,11 +155,9 @@ void Engine::rebuild() {
   events_since_snapshot_ = report.replayed;
   writing_finished_.clear();
   writing_idempotency_.clear();
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    unavailable_.clear();
-  }
-  writable_ = !options_.read_only;
+  std::lock_guard<std::mutex> lk(mu_);
+  unavailable_.clear();
+  writable_ = !options_.read_only && !refusal_;
 }
 
 // Writer thread. A snapshot that cannot be stored costs a longer fold at the

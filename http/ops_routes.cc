@@ -5,18 +5,56 @@
 
 namespace runledger::http {
 
-void add_ops_routes(Router& router, Engine& engine, const LiveStreams& live,
-                    const HttpCounters& counters) {
-  router.add("GET", "/v1/health", [&engine](ApiRequest&) {
+namespace {
+
+// GET /v1/health: 200 while this node does its part (a single node or a
+// leader that can write; a standby that follows the database), else 503.
+Reply health(Engine& engine, const ApiOptions& options) {
+  const bool clustered = static_cast<bool>(options.node_role);
+  const NodeRole role = clustered ? options.node_role() : NodeRole{true, 0, 0, false, ""};
+  // A read through the sequencer proves it is alive, not just the socket.
+  Reply r = engine.read([&](const State& s, const Decision*) {
+    nlohmann::json j = {{"status", "ok"}, {"last_seq", s.last_seq}};
+    if (clustered) {
+      j["role"] = role.leader ? "leader" : "standby";
+      j["epoch"] = role.epoch;
+      if (!role.leader)
+        j["lag_events"] = role.head_seen > s.last_seq ? role.head_seen - s.last_seq : 0;
+    }
+    return Reply::json(200, j);
+  });
+  if (r.status != 200) return r;
+  std::string why;
+  if (role.leader && !engine.writable())
+    why = "the engine cannot write: " + engine.unavailable_reason();
+  if (!role.leader && !role.following)
+    why = "this standby does not follow the log: " + role.problem;
+  if (why.empty()) return r;
+  auto j = nlohmann::json::parse(r.body);
+  j["status"] = "unavailable";
+  j["error"] = why;
+  j["code"] = "unavailable";
+  r.status = 503;
+  r.body = j.dump();
+  return r;
+}
+
+}  // namespace
+
+void add_ops_routes(Router& router, Engine& engine, const ApiOptions& options,
+                    const LiveStreams& live, const HttpCounters& counters) {
+  router.add("GET", "/v1/health",
+             [&engine, options](ApiRequest&) { return health(engine, options); });
+  // For load balancers: 200 on the node that takes writes, only.
+  router.add("GET", "/v1/health/leader", [&engine, options](ApiRequest&) {
+    const bool leader = !options.node_role || options.node_role().leader;
+    if (!leader)
+      return Reply::error(503, "not_leader", "this node is a standby", {{"role", "standby"}});
     if (!engine.writable()) {
       return Reply::error(503, "unavailable",
-                          "the engine cannot write: " + engine.unavailable_reason(),
-                          {{"status", "unavailable"}});
+                          "the engine cannot write: " + engine.unavailable_reason());
     }
-    // A read through the sequencer proves it is alive, not just the socket.
-    return engine.read([](const State& s, const Decision*) {
-      return Reply::json(200, {{"status", "ok"}, {"last_seq", s.last_seq}});
-    });
+    return Reply::json(200, {{"status", "ok"}, {"role", "leader"}});
   });
   router.add("GET", "/metrics", [&engine, &live, &counters](ApiRequest&) {
     Reply r = engine.read([&engine](const State& s, const Decision*) {

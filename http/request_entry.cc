@@ -17,10 +17,12 @@ bool printable(std::string_view s) {
   return true;
 }
 
-// GET /v1/health answers without a token, however its path is spelled.
+// GET /v1/health and /v1/health/leader answer without a token, however
+// their paths are spelled: load balancers and probes carry none.
 bool health_path(std::string_view path) {
   const std::vector<std::string> segments = split_path(path);
-  return segments.size() == 2 && segments[0] == "v1" && segments[1] == "health";
+  return (segments.size() == 2 || (segments.size() == 3 && segments[2] == "leader")) &&
+         segments[0] == "v1" && segments[1] == "health";
 }
 
 }  // namespace

@@ -3,12 +3,15 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 
+#include "cluster/cluster_node.h"
+#include "cluster/pg_store.h"
 #include "engine/engine.h"
 #include "engine/log.h"
 #include "http/auth.h"
@@ -43,6 +46,12 @@ struct Flags {
   bool no_ui = false;
   http::TlsFiles tls;
   bool insecure_plaintext = false;
+  // The log in PostgreSQL (docs/cluster.md).
+  std::string store = "rocksdb";
+  std::string pg_dsn;
+  std::string node_name;
+  std::string advertise_url;
+  int leader_lease_s = 10;
 };
 
 void add_flags(CLI::App& app, Flags& f) {
@@ -133,6 +142,26 @@ void add_flags(CLI::App& app, Flags& f) {
                                 "serve the console at /ui/ from this folder (index.html, assets/) "
                                 "instead of the files built in")
                      ->envname("RUNLEDGER_UI_DIR");
+  app.add_option("--store", f.store,
+                 "where the log is: rocksdb (the data folder) or postgres (--pg-dsn; the data "
+                 "folder holds what can be rebuilt)")
+      ->envname("RUNLEDGER_STORE")
+      ->check(CLI::IsMember({"rocksdb", "postgres"}))
+      ->capture_default_str();
+  app.add_option("--pg-dsn", f.pg_dsn,
+                 "libpq connection string of the PostgreSQL database (--store postgres)")
+      ->envname("RUNLEDGER_PG_DSN");
+  app.add_option("--node-name", f.node_name,
+                 "this node's name in the leader row (--store postgres; default: the host name)")
+      ->envname("RUNLEDGER_NODE_NAME");
+  app.add_option("--advertise-url", f.advertise_url,
+                 "the URL other nodes send writes to while this one leads (default: from --listen)")
+      ->envname("RUNLEDGER_ADVERTISE_URL");
+  app.add_option("--leader-lease-s", f.leader_lease_s,
+                 "how long a leadership lasts unless renewed (renewed every third)")
+      ->envname("RUNLEDGER_LEADER_LEASE_S")
+      ->check(CLI::Range(kLeaderLeaseMinS, kLeaderLeaseMaxS))
+      ->capture_default_str();
   app.add_flag("--no-ui", f.no_ui, "serve no console (/ui/ is 404)")
       ->envname("RUNLEDGER_NO_UI")
       ->excludes(ui_dir);
@@ -235,6 +264,20 @@ int server_main(int argc, char** argv) {
       return kExitUsage;
     }
   }
+  const bool clustered = f.store == "postgres";
+  if (clustered && f.pg_dsn.empty()) {
+    std::fprintf(stderr, "--store postgres needs --pg-dsn (or RUNLEDGER_PG_DSN)\n");
+    return kExitUsage;
+  }
+  if (!clustered && !f.pg_dsn.empty()) {
+    std::fprintf(stderr, "--pg-dsn is for --store postgres\n");
+    return kExitUsage;
+  }
+  if (clustered && f.read_only) {
+    std::fprintf(stderr,
+                 "--read-only is for --store rocksdb: a standby of the cluster serves reads\n");
+    return kExitUsage;
+  }
   if (f.lease_default_s > f.lease_max_s) {
     std::fprintf(stderr, "--lease-default-s must not exceed --lease-max-s\n");
     return kExitUsage;
@@ -300,6 +343,24 @@ int server_main(int argc, char** argv) {
     return kExitCannotStart;
   }
   std::shared_ptr<EventStore> store = std::move(raw_store);
+  std::shared_ptr<PgStore> pg_store;
+  ClusterOptions co;
+  if (clustered) {
+    co.dsn = f.pg_dsn;
+    co.leader_lease_s = f.leader_lease_s;
+    co.node_name = f.node_name;
+    if (co.node_name.empty()) {
+      char name[256] = {};
+      ::gethostname(name, sizeof name - 1);
+      co.node_name = name;
+    }
+    co.advertise_url = f.advertise_url;
+    if (co.advertise_url.empty()) {
+      co.advertise_url = (f.tls.enabled() ? "https://" : "http://") + f.listen;
+    }
+    pg_store = std::make_shared<PgStore>(store, co.dsn, co.timeout_ms());
+    store = pg_store;
+  }
   SystemClock clock;
   EngineOptions eo;
   eo.policy.lease_default_s = f.lease_default_s;
@@ -309,6 +370,8 @@ int server_main(int argc, char** argv) {
   eo.read_only = f.read_only;
   eo.snapshot_every_events = f.snapshot_every_events;
   eo.live_jobs_max = f.live_jobs_max;
+  // A node of a cluster writes nothing until it leads.
+  if (clustered) eo.refuse_writes = not_leader_reply("");
   std::unique_ptr<Engine> engine;
   st = Engine::open(store, clock, eo, &engine);
   if (!st.ok()) return refuse_damaged_log(f.data, st);
@@ -321,6 +384,13 @@ int server_main(int argc, char** argv) {
   }
   if (!rep.damage.ok()) log::warn("read-only on a damaged log: {}", rep.damage.ToString());
   engine->record_schedule_gaps();
+  std::unique_ptr<ClusterNode> node;
+  if (clustered) {
+    node = std::make_unique<ClusterNode>(*engine, *pg_store, co);
+    node->start();
+    log::info("cluster node {} on the PostgreSQL store; it will advertise {}", co.node_name,
+              co.advertise_url);
+  }
 
   http::ServerOptions ho;
   ho.host = host;
@@ -335,6 +405,12 @@ int server_main(int argc, char** argv) {
   ho.auth_tokens_path = f.auth_tokens;
   ho.console = std::move(console);
   ho.tls = f.tls;
+  if (node) {
+    ho.api.node_role = [n = node.get()] {
+      ClusterHealth h = n->health();
+      return http::NodeRole{h.leader, h.epoch, h.head_seen, h.following, h.problem};
+    };
+  }
   http::Server server(*engine, ho);
   st = server.bind();
   if (!st.ok()) {
@@ -357,7 +433,10 @@ int server_main(int argc, char** argv) {
     server.stop();
   });
   server.serve();
+  if (node) node->stop();
   engine->shutdown();
+  // Only once the engine wrote its last: a standby takes over at once.
+  if (node) node->resign();
   // The waiter may still be in sigwait if the server stopped on its own.
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();

@@ -1,0 +1,233 @@
+#include "cluster/pg_store.h"
+
+#include <algorithm>
+
+#include "cluster/pg_schema.h"
+#include "engine/log.h"
+#include "events/hash.h"
+
+namespace runledger {
+namespace {
+
+Status not_leading() {
+  return Status::Unavailable("this node does not lead the cluster: writes go to the leader");
+}
+
+std::string_view hash_bytes(const Hash& h) {
+  return {reinterpret_cast<const char*>(h.data()), h.size()};
+}
+
+}  // namespace
+
+PgStore::PgStore(std::shared_ptr<EventStore> local, std::string dsn, int timeout_ms)
+    : ForwardingStore(std::move(local)), dsn_(std::move(dsn)), timeout_ms_(timeout_ms) {}
+
+Status PgStore::lead(uint64_t epoch, uint64_t head_seq, const Hash& head_hash,
+                     SteadyTime deadline) {
+  std::lock_guard<std::mutex> conn_lk(conn_mu_);
+  if (conn_ == nullptr || conn_->broken()) {
+    conn_.reset();
+    if (Status st = pg::Connection::open(dsn_, timeout_ms_, &conn_); !st.ok()) return st;
+  }
+  if (Status st = pg::prepare_statements(*conn_); !st.ok()) {
+    conn_.reset();
+    return st;
+  }
+  std::lock_guard<std::mutex> lk(mu_);
+  lead_ = Leadership{epoch, head_seq, head_hash, deadline};
+  return Status::Ok();
+}
+
+void PgStore::extend(uint64_t epoch, SteadyTime deadline) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (lead_ && lead_->epoch == epoch) lead_->deadline = deadline;
+}
+
+void PgStore::step_down() {
+  std::lock_guard<std::mutex> lk(mu_);
+  lead_.reset();
+}
+
+std::optional<uint64_t> PgStore::epoch_led() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (!lead_) return std::nullopt;
+  return lead_->epoch;
+}
+
+void PgStore::admit_replica(std::shared_ptr<const Replica> replica) {
+  std::lock_guard<std::mutex> lk(mu_);
+  replica_ = std::move(replica);
+}
+
+void PgStore::lose(const std::string& why) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!lead_) return;
+    lead_.reset();
+  }
+  log::warn("stepping down: {}", why);
+  if (on_step_down_) on_step_down_(why);
+}
+
+bool PgStore::replica_holds(const AppendBatch& batch) const {
+  if (batch.events.empty() && batch.idempotency.empty()) return true;  // views, snapshots
+  if (replica_ == nullptr) return false;
+  const auto& events = replica_->events;
+  for (const auto& e : batch.events) {
+    auto it = std::lower_bound(events.begin(), events.end(), e.seq,
+                               [](const EncodedEvent& a, uint64_t seq) { return a.seq < seq; });
+    if (it == events.end() || it->seq != e.seq || it->bytes != e.bytes) return false;
+  }
+  for (const auto& rec : batch.idempotency) {
+    if (std::find(replica_->idempotency.begin(), replica_->idempotency.end(), rec) ==
+        replica_->idempotency.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Status PgStore::append(const AppendBatch& batch) {
+  std::unique_lock<std::mutex> conn_lk(conn_mu_);
+  Leadership l;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!lead_) {
+      if (!replica_holds(batch)) return not_leading();
+      conn_lk.unlock();
+      return ForwardingStore::append(batch);
+    }
+    l = *lead_;
+  }
+  if (!(batch.events.empty() && batch.idempotency.empty())) {
+    // No write is answered once the lease may have passed to another node.
+    if (std::chrono::steady_clock::now() >= l.deadline) {
+      conn_lk.unlock();
+      lose("the leadership lease was not renewed in time");
+      return Status::Unavailable("the leadership lease ran out before this write: not written");
+    }
+    uint64_t head_seq = l.head_seq;
+    Hash head_hash = l.head_hash;
+    Status st = append_to_database(batch, l, &head_seq, &head_hash);
+    if (!st.ok()) {
+      conn_lk.unlock();
+      lose(st.ToString());
+      return st;
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    if (lead_ && lead_->epoch == l.epoch) {
+      lead_->head_seq = head_seq;
+      lead_->head_hash = head_hash;
+    }
+  }
+  conn_lk.unlock();
+  Status st = ForwardingStore::append(batch);
+  // The database has the batch and this folder does not: the node follows
+  // the database again to take it in before it writes on.
+  if (!st.ok()) lose("the local folder refused a batch the database holds: " + st.ToString());
+  return st;
+}
+
+// REQUIRES: conn_mu_. One round trip: the fence, every event, every record,
+// then the Sync that commits them as one implicit transaction, or rolls all
+// of it back at the first error.
+Status PgStore::append_to_database(const AppendBatch& batch, const Leadership& l,
+                                   uint64_t* head_seq, Hash* head_hash) {
+  if (conn_ == nullptr || conn_->broken()) {
+    conn_.reset();
+    Status st = pg::Connection::open(dsn_, timeout_ms_, &conn_);
+    if (st.ok()) st = pg::prepare_statements(*conn_);
+    if (!st.ok()) {
+      conn_.reset();
+      return Status::Unavailable("the database cannot be reached: " + st.ToString());
+    }
+  }
+  uint64_t to_seq = l.head_seq;
+  Hash to_hash = l.head_hash;
+  if (!batch.events.empty()) {
+    to_seq = batch.events.back().seq;
+    to_hash = sha256(batch.events.back().bytes);
+  }
+  const std::string epoch = std::to_string(l.epoch);
+  const std::string from = std::to_string(l.head_seq);
+  const std::string to = std::to_string(to_seq);
+  Status st = conn_->pipeline_begin();
+  if (st.ok()) {
+    st = conn_->pipeline_queue(pg::kFence,
+                               {pg::Param::text(epoch), pg::Param::text(from), pg::Param::text(to),
+                                pg::Param::bytes(hash_bytes(to_hash))});
+  }
+  // Text parameters must outlive the queue call only (libpq copies them).
+  std::string seq_text, version_text, recorded_at, type, data;
+  for (size_t i = 0; st.ok() && i < batch.events.size(); ++i) {
+    const EncodedEvent& ev = batch.events[i];
+    const fb::Event* e = nullptr;
+    st = decode_event(ev.bytes, &e);
+    if (!st.ok()) break;
+    seq_text = std::to_string(ev.seq);
+    version_text = std::to_string(ev.stream_version);
+    recorded_at = format_time_ms(e->recorded_at_ms());
+    type = std::string(event_type_name(e->payload_type()));
+    data = event_data_json(*e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const Hash hash = sha256(ev.bytes);
+    std::string_view prev(reinterpret_cast<const char*>(e->prev_hash()->data()),
+                          e->prev_hash()->size());
+    std::string actor = e->actor() ? e->actor()->str() : "";
+    std::string command_id = e->command_id() ? e->command_id()->str() : "";
+    st = conn_->pipeline_queue(
+        pg::kInsertEvent,
+        {pg::Param::text(seq_text), pg::Param::text(ev.stream), pg::Param::text(version_text),
+         pg::Param::text(type), pg::Param::text(recorded_at), pg::Param::text(actor),
+         pg::Param::text(command_id), pg::Param::text(epoch), pg::Param::text(data),
+         pg::Param::bytes(ev.bytes), pg::Param::bytes(hash_bytes(hash)), pg::Param::bytes(prev)});
+  }
+  for (size_t i = 0; st.ok() && i < batch.idempotency.size(); ++i) {
+    const auto& [key, record] = batch.idempotency[i];
+    // The record's first 8 bytes are when it was kept (engine/idempotency.h).
+    int64_t ms = 0;
+    for (size_t b = 0; b < 8 && b < record.size(); ++b) {
+      ms = (ms << 8) | static_cast<uint8_t>(record[b]);
+    }
+    const std::string ms_text = std::to_string(ms);
+    st = conn_->pipeline_queue(pg::kInsertIdempotency,
+                               {pg::Param::bytes(key), pg::Param::bytes(record),
+                                pg::Param::text(ms_text), pg::Param::text(to)});
+  }
+  std::string sqlstate;
+  if (st.ok()) {
+    st = conn_->pipeline_sync(&sqlstate);
+  } else {
+    // Queued statements must not commit: the connection goes, and with it
+    // the open transaction.
+    conn_.reset();
+  }
+  if (!st.ok()) {
+    if (sqlstate == pg::kFencedState) {
+      return Status::Unavailable("fenced: another node leads now (" + st.message() + ")");
+    }
+    const bool in_doubt = conn_ == nullptr || conn_->broken();
+    if (in_doubt) conn_.reset();
+    return Status::Unavailable(std::string(in_doubt ? "the commit is in doubt: " : "") +
+                               st.message());
+  }
+  *head_seq = to_seq;
+  *head_hash = to_hash;
+  return Status::Ok();
+}
+
+Status PgStore::purge_idempotency(int64_t before_ms) {
+  if (epoch_led()) {
+    // Its own connection: a long delete must not hold the writer's.
+    std::unique_ptr<pg::Connection> c;
+    Status st = pg::Connection::open(dsn_, timeout_ms_ * 6, &c);
+    if (st.ok()) {
+      const std::string ms = std::to_string(before_ms);
+      st = c->query("DELETE FROM runledger_idempotency WHERE recorded_ms < $1",
+                    {pg::Param::text(ms)});
+    }
+    if (!st.ok()) return st;
+  }
+  return ForwardingStore::purge_idempotency(before_ms);
+}
+
+}  // namespace runledger
