@@ -27,6 +27,16 @@ bool worth_another_try(const Response& r) { return r.status == 0 || r.status == 
 
 }  // namespace
 
+// scheme://host[:port] and nothing more: a path or another scheme would
+// otherwise surface later as "cannot reach".
+const std::regex& server_url() {
+  static const std::regex kServerUrl(
+      R"(https?://([^/:?#@\[\]]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?)");
+  return kServerUrl;
+}
+
+namespace {}  // namespace
+
 std::string Response::message() const {
   if (status == 0) return failure;
   if (json.is_object() && json.contains("error") && json["error"].is_string()) {
@@ -41,9 +51,7 @@ Status Client::open(ClientOptions o, std::unique_ptr<Client>* out) {
   while (!server.empty() && server.back() == '/') server.pop_back();
   // scheme://host[:port] and nothing more: a path or another scheme would
   // otherwise surface later as "cannot reach".
-  static const std::regex kServerUrl(
-      R"(https?://([^/:?#@\[\]]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?)");
-  if (!std::regex_match(server, kServerUrl)) {
+  if (!std::regex_match(server, server_url())) {
     return Status::Invalid("the server must be http://HOST[:PORT] or https://HOST[:PORT], got '" +
                            server + "'");
   }
@@ -67,22 +75,44 @@ Status Client::open(ClientOptions o, std::unique_ptr<Client>* out) {
   } else {
     c->token_ = o.token;
   }
-  c->server_ = server;
   c->tries_ = std::max(1, o.tries);
-  c->http_ = o.cert.empty() ? std::make_unique<httplib::Client>(server)
-                            : std::make_unique<httplib::Client>(server, o.cert, o.key);
-  if (!c->http_->is_valid()) return Status::Invalid("the server URL is not usable: " + server);
-  if (!o.cacert.empty()) c->http_->set_ca_cert_path(o.cacert.c_str());
-  c->http_->set_connection_timeout(o.connect_timeout);
-  c->http_->set_read_timeout(o.read_timeout);
-  c->http_->set_write_timeout(o.read_timeout);
-  c->http_->set_keep_alive(true);
-  // A request's head and body leave in two writes: without this the body
-  // waits for the server's delayed ACK of the head, 40 ms a call.
-  c->http_->set_tcp_nodelay(true);
-  if (!c->token_.empty()) c->http_->set_bearer_token_auth(c->token_.c_str());
+  c->options_ = std::move(o);
+  if (Status st = c->connect_to(server); !st.ok()) return st;
   *out = std::move(c);
   return Status::Ok();
+}
+
+Status Client::connect_to(const std::string& server) {
+  const ClientOptions& o = options_;
+  auto http = o.cert.empty() ? std::make_unique<httplib::Client>(server)
+                             : std::make_unique<httplib::Client>(server, o.cert, o.key);
+  if (!http->is_valid()) return Status::Invalid("the server URL is not usable: " + server);
+  if (!o.cacert.empty()) http->set_ca_cert_path(o.cacert.c_str());
+  http->set_connection_timeout(o.connect_timeout);
+  http->set_read_timeout(o.read_timeout);
+  http->set_write_timeout(o.read_timeout);
+  http->set_keep_alive(true);
+  // A request's head and body leave in two writes: without this the body
+  // waits for the server's delayed ACK of the head, 40 ms a call.
+  http->set_tcp_nodelay(true);
+  if (!token_.empty()) http->set_bearer_token_auth(token_.c_str());
+  http_ = std::move(http);
+  server_ = server;
+  return Status::Ok();
+}
+
+// A standby of a cluster names the leader (docs/cluster.md): the request
+// goes there, under the same key, and so does every later one.
+bool Client::follow_leader(const Response& r) {
+  if (r.status != 503 || !r.json.is_object() || r.json.value("code", "") != "not_leader") {
+    return false;
+  }
+  const auto leader = r.json.find("leader");
+  if (leader == r.json.end() || !leader->is_string()) return false;
+  std::string url = leader->get<std::string>();
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  if (url == server_ || !std::regex_match(url, server_url())) return false;
+  return connect_to(url).ok();
 }
 
 Client::~Client() = default;
@@ -123,6 +153,7 @@ Response Client::retried(const std::string& method, const std::string& path,
   std::minstd_rand jitter(std::random_device{}());
   for (int attempt = 1;; ++attempt) {
     Response r = once(method, path, body, key);
+    if (attempt < tries_ && follow_leader(r)) continue;  // at once: another server
     if (!worth_another_try(r) || attempt >= tries_) return r;
     const auto spread = static_cast<unsigned>(wait.count() / 2 + 1);
     std::this_thread::sleep_for(wait + std::chrono::milliseconds(jitter() % spread));

@@ -14,12 +14,16 @@
 //   same key while no answer comes or the server answers 503: the server
 //   then acts on it once, however many times it arrived. Reads are retried
 //   likewise. Waits between tries double from kRetryFirstWait, with jitter.
+// - A standby of a cluster answers 503 not_leader with the leader's URL:
+//   the request is sent there at once, under the same key, and the client
+//   stays with that server (docs/cluster.md).
 // Not thread-safe: one Client per thread.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <regex>
 #include <string>
 #include <string_view>
 
@@ -92,17 +96,24 @@ class Client {
 
  private:
   Client() = default;
+  // Points the client at `server` (a URL server_url() matches).
+  Status connect_to(const std::string& server);
+  bool follow_leader(const Response& r);
   Response once(const std::string& method, const std::string& path, const std::string& body,
                 const std::string& key);
   // once(), again while worth_another_try, at most tries_ times.
   Response retried(const std::string& method, const std::string& path, const std::string& body,
                    const std::string& key);
 
+  ClientOptions options_;
   std::string server_;
   std::string token_;
   int tries_ = 1;
   std::unique_ptr<httplib::Client> http_;
 };
+
+// What a server URL must look like: http(s)://HOST[:PORT].
+const std::regex& server_url();
 
 // 128 random bits as 32 hex characters: a key nobody else will send.
 std::string new_idempotency_key();

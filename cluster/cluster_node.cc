@@ -29,7 +29,9 @@ Hash hash_of(std::string_view bytes) {
 
 Reply not_leader_reply(const std::string& leader_url) {
   Reply r = Reply::error(
-      503, "not_leader", "this node is a standby: send writes to the leader",
+      503, "not_leader",
+      leader_url.empty() ? "this node is a standby and no leader is known now: retry soon"
+                         : "this node is a standby: send writes to the leader at " + leader_url,
       {{"leader", leader_url.empty() ? nlohmann::json(nullptr) : nlohmann::json(leader_url)}});
   r.headers = "Retry-After: 1\r\n";
   return r;

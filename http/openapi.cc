@@ -397,8 +397,15 @@ const std::vector<Operation>& operations() {
        "/v1/health",
        "getHealth",
        "operations",
-       "200 when the engine can write",
-       {{200, "Health", "the engine can write"}},
+       "200 when the engine can write, or on a cluster's standby while it follows the log",
+       {{200, "Health", "the engine can write (a standby: it follows the log)"}},
+       {}},
+      {"get",
+       "/v1/health/leader",
+       "getHealthLeader",
+       "operations",
+       "200 only on the node that takes writes (for load balancers)",
+       {{200, "HealthLeader", "this node leads and can write"}},
        {}},
       {"get",
        "/v1/whoami",
@@ -515,7 +522,9 @@ json components(const json& schemas) {
        error_response("a missing, mistyped, unknown or twice-given field or query parameter "
                       "(`field` names it)")},
       {"Unavailable",
-       error_response("the engine cannot write, or the server is overloaded: nothing changed",
+       error_response("the engine cannot write, the server is overloaded, or (`not_leader`, with "
+                      "the leader's URL in `leader`) this node of a cluster is a standby: nothing "
+                      "changed",
                       true)},
   };
   auto header = [](const char* name, const char* description, json schema) {
@@ -641,7 +650,8 @@ json build() {
     }
     const bool has_id = path.find('{') != std::string::npos;
     if (command) responses["400"] = response_ref("BadRequest");
-    if (path != "/v1/health") {
+    const bool health = path == "/v1/health" || path == "/v1/health/leader";
+    if (!health) {
       responses["401"] = response_ref("Unauthorized");
       responses["403"] = response_ref("Forbidden");
     }
@@ -656,7 +666,14 @@ json build() {
     responses["503"] = response_ref("Unavailable");
     if (path == "/v1/health") {
       o["security"] = json::array();
-      responses["503"] = error_response("the engine cannot write (`status`: unavailable)", true);
+      responses["503"] = error_response(
+          "the engine cannot write, or a standby does not follow the log (`status`: unavailable)",
+          true);
+    }
+    if (path == "/v1/health/leader") {
+      o["security"] = json::array();
+      responses["503"] =
+          error_response("this node does not lead (`not_leader`) or cannot write", true);
     }
     o["responses"] = responses;
     doc["paths"][path][method] = o;

@@ -242,7 +242,14 @@ json error() {
               {"reason", str()},
               {"current_sync_id", nullable(str())},
               {"continue", boolean()},
-              {"status", str()}}}};
+              {"status", str()},
+              {"leader",
+               {{"type", {"string", "null"}},
+                {"description", "not_leader: the leader's URL, null while none is known"}}},
+              {"role", str()},
+              {"epoch", {{"type", "integer"}}},
+              {"last_seq", {{"type", "integer"}}},
+              {"lag_events", {{"type", "integer"}}}}}};
   return e;
 }
 
@@ -275,8 +282,16 @@ json component_schemas() {
               {"error", str()}},
              {"id", "status"});
   json documents = object({{"documents", array_of(document_item)}}, {"documents"});
-  json health =
-      object({{"status", one_of_strings({"ok"})}, {"last_seq", integer()}}, {"status", "last_seq"});
+  // role, epoch and lag_events only on a node of a cluster (docs/cluster.md).
+  json health = object({{"status", one_of_strings({"ok"})},
+                        {"last_seq", integer()},
+                        {"role", one_of_strings({"leader", "standby"})},
+                        {"epoch", integer()},
+                        {"lag_events", integer()}},
+                       {"status", "last_seq"});
+  json health_leader =
+      object({{"status", one_of_strings({"ok"})}, {"role", one_of_strings({"leader"})}},
+             {"status", "role"});
   json whoami = object({{"name", str()},
                         {"role", one_of_strings({"reader", "worker", "operator"})},
                         {"authenticated", boolean()}},
@@ -298,6 +313,7 @@ json component_schemas() {
           {"Event", event()},
           {"EventPage", events_page},
           {"Health", health},
+          {"HealthLeader", health_leader},
           {"WhoAmI", whoami}};
 }
 

@@ -1,0 +1,361 @@
+// docs/cluster.md "Failures that must lose nothing", against real
+// PostgreSQL 15 servers and real runledgerd processes on loopback. After
+// each fault: the log in the database is gapless, its hash chain holds, no
+// row of a deposed epoch follows the next epoch's first row, every
+// acknowledged command is there exactly once, and every node's folder
+// verifies and ends at the database's head. ChecksFindWhatTheyLookFor is
+// their positive control; PrimaryLostWithAsynchronousReplication is the
+// one of the promoted-standby test.
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/cluster/cluster_fixture.h"
+#include "tests/support/tcp_proxy.h"
+
+namespace runledger::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using SteadyClock = std::chrono::steady_clock;
+
+bool wait_acked(const KeyedLoad& load, size_t at_least, milliseconds wait) {
+  const auto deadline = SteadyClock::now() + wait;
+  while (SteadyClock::now() < deadline) {
+    if (load.acknowledged_count() >= at_least) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return false;
+}
+
+std::string joined(const std::vector<std::string>& problems) {
+  std::string s;
+  for (const auto& p : problems) s += "  " + p + "\n";
+  return s;
+}
+
+// Every node, stopped, folds to the database's log.
+void expect_nodes_agree(Cluster& c, const PgServer& db, const std::set<std::string>& acked) {
+  const uint64_t head = head_seq(db);
+  for (size_t i = 0; i < c.size(); ++i) {
+    ASSERT_TRUE(c.wait_followed(i, head, seconds(60))) << c.node(i).name << " did not follow";
+  }
+  // The same job as every node shows it.
+  size_t compared = 0;
+  for (const auto& id : acked) {
+    if (++compared > 20) break;
+    std::string first;
+    for (size_t i = 0; i < c.size(); ++i) {
+      ApiClient api(c.node(i).port);
+      ApiReply r = api.get("/v1/jobs/" + id);
+      ASSERT_EQ(r.status, 200) << c.node(i).name << " " << id << ": " << r.body;
+      EXPECT_FALSE(r.header("X-Runledger-Seq").empty());
+      if (i == 0) first = r.body;
+      EXPECT_EQ(r.body, first) << c.node(i).name << " shows " << id << " otherwise";
+    }
+  }
+  for (size_t i = 0; i < c.size(); ++i) {
+    EXPECT_EQ(c.node(i).process->terminate(), 0) << c.node(i).process->log();
+    auto problems = folder_problems(db, c.node(i).dir->path() + "/data");
+    EXPECT_TRUE(problems.empty()) << joined(problems);
+  }
+}
+
+class ClusterFailover : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    primary_ = PgServer::start_primary();
+    ASSERT_TRUE(primary_->ok()) << primary_->error();
+  }
+  std::unique_ptr<PgServer> primary_;
+};
+
+TEST_F(ClusterFailover, LeaderKilledUnderLoadLosesNothingAndAStandbyLeadsWithinTheLease) {
+  auto standby = PgServer::start_standby(*primary_, /*synchronous=*/true);
+  ASSERT_TRUE(standby->ok()) << standby->error();
+  Cluster c(primary_->dsn(), /*lease_s=*/3);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  c.start(1);
+  KeyedLoad load({c.node(0).port, c.node(1).port}, 4);
+  const int kills = static_cast<int>(env_number("RUNLEDGER_TEST_LEADER_KILLS", 2));
+  size_t acked = 0;
+  for (int k = 0; k < kills; ++k) {
+    ASSERT_TRUE(wait_acked(load, acked + 100, seconds(60)));
+    const int leader = c.wait_leader(seconds(30));
+    ASSERT_GE(leader, 0);
+    const auto killed_at = SteadyClock::now();
+    c.node(leader).process->kill_hard();
+    const int next = c.wait_leader(seconds(c.lease_s() + 5));
+    const double took = std::chrono::duration<double>(SteadyClock::now() - killed_at).count();
+    ASSERT_EQ(next, 1 - leader) << "no standby led within the lease + 5 s";
+    std::printf("kill %d: node %d leads %.2f s after the leader was killed\n", k + 1, next, took);
+    acked = load.acknowledged_count();
+    ASSERT_TRUE(wait_acked(load, acked + 100, seconds(60))) << "writes did not resume";
+    c.start(leader);  // it comes back as a standby
+    acked = load.acknowledged_count();
+  }
+  load.stop();
+  const auto all = load.acknowledged();
+  auto problems = log_problems(*primary_);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  problems = lost_or_doubled(*primary_, all);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  expect_nodes_agree(c, *primary_, all);
+}
+
+TEST_F(ClusterFailover, PausedLeaderAppendsNothingAfterItsEpochAndBecomesAStandby) {
+  Cluster c(primary_->dsn(), /*lease_s=*/2);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  c.start(1);
+  KeyedLoad load({c.node(0).port, c.node(1).port}, 4);
+  ASSERT_TRUE(wait_acked(load, 100, seconds(60)));
+  ASSERT_EQ(::kill(c.node(0).process->pid(), SIGSTOP), 0);
+  ASSERT_EQ(c.wait_leader(seconds(c.lease_s() + 5)), 1);
+  size_t acked = load.acknowledged_count();
+  ASSERT_TRUE(wait_acked(load, acked + 100, seconds(60)));
+  ASSERT_EQ(::kill(c.node(0).process->pid(), SIGCONT), 0);
+  // Resumed, it learns it no longer leads: writes get not_leader.
+  ApiClient old(c.node(0).port);
+  ApiReply r;
+  const auto deadline = SteadyClock::now() + seconds(15);
+  do {
+    r = old.post("/v1/jobs", {{"id", "after-pause"}, {"kind", "etl"}, {"target", "p"}});
+    if (r.status == 503 && r.json.is_object() && r.json.contains("leader") &&
+        r.json["leader"].is_string()) {
+      break;
+    }
+    std::this_thread::sleep_for(milliseconds(100));
+  } while (SteadyClock::now() < deadline);
+  EXPECT_TRUE(IsError(r, 503, "not_leader"));
+  EXPECT_EQ(r.json.value("leader", ""), "http://127.0.0.1:" + std::to_string(c.node(1).port));
+  ApiReply h = old.get("/v1/health");
+  EXPECT_EQ(h.json.value("role", ""), "standby") << h.body;
+  acked = load.acknowledged_count();
+  ASSERT_TRUE(wait_acked(load, acked + 50, seconds(60)));
+  load.stop();
+  auto problems = log_problems(*primary_);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  problems = lost_or_doubled(*primary_, load.acknowledged());
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  expect_nodes_agree(c, *primary_, load.acknowledged());
+}
+
+TEST_F(ClusterFailover, DatabaseUnreachableWritesGet503InTimeReadsGoOnWritesResume) {
+  TcpProxy proxy(primary_->port());
+  Cluster c(primary_->dsn_via(proxy.port()), /*lease_s=*/4);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  ApiClient api(c.node(0).port);
+  ASSERT_TRUE(
+      IsStatus(api.post("/v1/jobs", {{"id", "before"}, {"kind", "etl"}, {"target", "d"}}), 201));
+  const auto outage = seconds(env_number("RUNLEDGER_TEST_DB_OUTAGE_S", 12));
+  proxy.cut();
+  const auto cut_at = SteadyClock::now();
+  int writes = 0;
+  while (SteadyClock::now() - cut_at < outage) {
+    const auto sent = SteadyClock::now();
+    ApiReply w =
+        api.post("/v1/jobs",
+                 {{"id", "during-" + std::to_string(writes++)}, {"kind", "etl"}, {"target", "d"}});
+    const double took = std::chrono::duration<double>(SteadyClock::now() - sent).count();
+    EXPECT_EQ(w.status, 503) << w.body;
+    EXPECT_LE(took, 10.0) << "a write waited " << took << " s for its answer";
+    ApiReply read = api.get("/v1/jobs/before");
+    EXPECT_EQ(read.status, 200) << read.body;
+    EXPECT_FALSE(read.header("X-Runledger-Seq").empty());
+  }
+  proxy.restore();
+  const auto restored_at = SteadyClock::now();
+  ApiReply w;
+  while (SteadyClock::now() - restored_at < seconds(15)) {
+    w = api.post("/v1/jobs", {{"id", "after"}, {"kind", "etl"}, {"target", "d"}});
+    if (w.status == 201) break;
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_EQ(w.status, 201) << "writes did not resume within 15 s: " << w.body;
+  std::printf("writes resumed %.2f s after the database came back\n",
+              std::chrono::duration<double>(SteadyClock::now() - restored_at).count());
+  auto problems = log_problems(*primary_);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  problems = lost_or_doubled(*primary_, {"before", "after"});
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  expect_nodes_agree(c, *primary_, {"before", "after"});
+}
+
+// Both PostgreSQL servers in the DSN: libpq connects to the one that takes
+// writes, which after the promotion is the former standby.
+std::string both_servers(const PgServer& a, const PgServer& b) {
+  return "host=127.0.0.1,127.0.0.1 port=" + std::to_string(a.port()) + "," +
+         std::to_string(b.port()) +
+         " dbname=runledger user=postgres connect_timeout=2 target_session_attrs=read-write";
+}
+
+TEST_F(ClusterFailover, PrimaryKilledAndSynchronousStandbyPromotedLosesNoAcknowledgedCommand) {
+  auto standby = PgServer::start_standby(*primary_, /*synchronous=*/true);
+  ASSERT_TRUE(standby->ok()) << standby->error();
+  Cluster c(both_servers(*primary_, *standby), /*lease_s=*/3);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  c.start(1);
+  KeyedLoad load({c.node(0).port, c.node(1).port}, 4);
+  ASSERT_TRUE(wait_acked(load, 200, seconds(60)));
+  primary_->kill_hard();
+  ASSERT_TRUE(standby->promote()) << standby->error();
+  size_t acked = load.acknowledged_count();
+  ASSERT_TRUE(wait_acked(load, acked + 100, seconds(60))) << "writes did not resume";
+  load.stop();
+  auto problems = log_problems(*standby);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  problems = lost_or_doubled(*standby, load.acknowledged());
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  expect_nodes_agree(c, *standby, load.acknowledged());
+}
+
+// The positive control of the test above: with asynchronous replication
+// and a standby that fell behind, the promoted standby lacks commands that
+// were acknowledged, and the check says so.
+TEST_F(ClusterFailover, PrimaryLostWithAsynchronousReplicationIsCaughtByTheCheck) {
+  auto standby = PgServer::start_standby(*primary_, /*synchronous=*/false);
+  ASSERT_TRUE(standby->ok()) << standby->error();
+  Cluster c(both_servers(*primary_, *standby), /*lease_s=*/3);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  KeyedLoad load({c.node(0).port}, 2);
+  ASSERT_TRUE(wait_acked(load, 50, seconds(60)));
+  standby->kill_hard();  // it stops receiving; the primary goes on acknowledging
+  size_t acked = load.acknowledged_count();
+  ASSERT_TRUE(wait_acked(load, acked + 50, seconds(60)));
+  load.stop();
+  primary_->kill_hard();
+  ASSERT_TRUE(standby->restart()) << standby->error();
+  ASSERT_TRUE(standby->promote()) << standby->error();
+  auto problems = lost_or_doubled(*standby, load.acknowledged());
+  EXPECT_FALSE(problems.empty()) << "the check missed acknowledged commands lost with the primary";
+}
+
+TEST_F(ClusterFailover, ChecksFindWhatTheyLookFor) {
+  Cluster c(primary_->dsn(), /*lease_s=*/2);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  ApiClient api(c.node(0).port);
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(IsStatus(
+        api.post("/v1/jobs", {{"id", "c" + std::to_string(i)}, {"kind", "etl"}, {"target", "c"}}),
+        201));
+  }
+  EXPECT_EQ(c.node(0).process->terminate(), 0);
+  ASSERT_TRUE(log_problems(*primary_).empty());
+  ASSERT_TRUE(lost_or_doubled(*primary_, {"c0", "c5"}).empty());
+  EXPECT_TRUE(folder_problems(*primary_, c.node(0).dir->path() + "/data").empty());
+  // An acknowledged command missing.
+  EXPECT_FALSE(lost_or_doubled(*primary_, {"c0", "never-written"}).empty());
+  // A row of a deposed epoch after the next epoch's first one.
+  primary_->psql("UPDATE runledger_log SET epoch = epoch + 1 WHERE seq = 3");
+  EXPECT_FALSE(log_problems(*primary_).empty());
+  primary_->psql("UPDATE runledger_log SET epoch = epoch - 1 WHERE seq = 3");
+  ASSERT_TRUE(log_problems(*primary_).empty());
+  // Bytes that do not hash to their hash, and a chain that breaks.
+  primary_->psql("UPDATE runledger_log SET hash = sha256('x') WHERE seq = 4");
+  EXPECT_FALSE(log_problems(*primary_).empty());
+  // A gap; the folder now holds more than the database.
+  primary_->psql("DELETE FROM runledger_log WHERE seq >= 4");
+  primary_->psql(
+      "INSERT INTO runledger_log SELECT 7, 'job/x', 1, type, recorded_at, actor, "
+      "command_id, epoch, data, bytes, hash, prev_hash FROM runledger_log WHERE seq = 3");
+  EXPECT_FALSE(log_problems(*primary_).empty());
+  EXPECT_FALSE(folder_problems(*primary_, c.node(0).dir->path() + "/data").empty());
+}
+
+}  // namespace
+}  // namespace runledger::testing
+
+namespace runledger::testing {
+namespace {
+
+// A node with an empty folder rebuilds its state from the database, joins
+// as a standby, and then follows the leader closely. The catch-up rate is
+// printed; `runledger bench` measures it at millions of events.
+TEST_F(ClusterFailover, NodeWithAnEmptyFolderCatchesUpFromTheDatabaseAndFollows) {
+  Cluster c(primary_->dsn(), /*lease_s=*/3);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  const size_t jobs = env_number("RUNLEDGER_TEST_BEHIND_EVENTS", 10000);
+  {
+    KeyedLoad load({c.node(0).port}, 8);
+    ASSERT_TRUE(wait_acked(load, jobs, seconds(600)));
+    load.stop();
+  }
+  const uint64_t head = head_seq(*primary_);
+  const auto started = SteadyClock::now();
+  c.start(1);
+  ASSERT_TRUE(c.wait_followed(1, head, seconds(300)));
+  const double took = std::chrono::duration<double>(SteadyClock::now() - started).count();
+  std::printf("an empty node folded %llu events from the database in %.2f s (start included)\n",
+              static_cast<unsigned long long>(head), took);
+  ApiClient leader(c.node(0).port);
+  ApiClient standby(c.node(1).port);
+  ApiReply h = standby.get("/v1/health");
+  EXPECT_EQ(h.json.value("role", ""), "standby") << h.body;
+  std::vector<double> lags;
+  for (int i = 0; i < 10; ++i) {
+    const std::string id = "followed-" + std::to_string(i);
+    ASSERT_TRUE(
+        IsStatus(leader.post("/v1/jobs", {{"id", id}, {"kind", "etl"}, {"target", "f"}}), 201));
+    const auto written = SteadyClock::now();
+    ApiReply r;
+    do {
+      r = standby.get("/v1/jobs/" + id);
+    } while (r.status != 200 && SteadyClock::now() - written < seconds(10));
+    ASSERT_EQ(r.status, 200) << "the standby did not follow within 10 s";
+    lags.push_back(std::chrono::duration<double, std::milli>(SteadyClock::now() - written).count());
+  }
+  std::sort(lags.begin(), lags.end());
+  std::printf("a standby showed a new job after %.1f ms (median of 10), %.1f ms at most\n",
+              lags[lags.size() / 2], lags.back());
+  EXPECT_LT(lags[lags.size() / 2], 1000.0);
+  auto problems = log_problems(*primary_);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  expect_nodes_agree(c, *primary_, {"followed-0", "followed-9"});
+}
+
+}  // namespace
+}  // namespace runledger::testing
+
+namespace runledger::testing {
+namespace {
+
+// The client library every tool uses (runledger work, the CLI's verbs)
+// sends a write that a standby refuses to the leader it names.
+TEST_F(ClusterFailover, TheCliSentToAStandbyFollowsNotLeaderToTheLeader) {
+  Cluster c(primary_->dsn(), /*lease_s=*/3);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  c.start(1);
+  ApiClient standby(c.node(1).port);
+  ApiReply refused = standby.post("/v1/jobs", {{"id", "direct"}, {"kind", "etl"}, {"target", "x"}});
+  // The standby may not know the leader for a poll or two after its start.
+  const auto deadline = SteadyClock::now() + seconds(10);
+  while (!(refused.json.is_object() && refused.json["leader"].is_string()) &&
+         SteadyClock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(100));
+    refused = standby.post("/v1/jobs", {{"id", "direct"}, {"kind", "etl"}, {"target", "x"}});
+  }
+  ASSERT_TRUE(IsError(refused, 503, "not_leader"));
+  const std::string standby_url = "http://127.0.0.1:" + std::to_string(c.node(1).port);
+  CliResult r = run_cli({"job", "enqueue", "--server", standby_url, "--output", "json", "--id",
+                         "via-standby", "--kind", "etl", "--target", "x"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  ApiClient leader(c.node(0).port);
+  EXPECT_EQ(leader.get("/v1/jobs/via-standby").status, 200);
+  EXPECT_EQ(leader.get("/v1/jobs/direct").status, 404);  // refused, so never written
+}
+
+}  // namespace
+}  // namespace runledger::testing
