@@ -3,8 +3,10 @@
 # runledger (runledger bench w1-http), both with 32 concurrent clients on 2
 # client threads (pgbench -j 2, w1-http --client-threads 2), 10,000 targets,
 # every command durable before its reply, on this machine.
-# The two run in turn, alternating, ROUNDS times each; the medians and their
-# ratio are printed last.
+# A third run drives runledgerd with its log in the same PostgreSQL
+# (--store postgres, docs/cluster.md): one leader, one transaction per
+# group-commit batch. The three run in turn, alternating, ROUNDS times each;
+# the medians and their ratios are printed last.
 #
 # PostgreSQL runs from a temporary folder on a free loopback port with
 # fsync=on and synchronous_commit=on, tuned as its users tune it for a write
@@ -25,6 +27,7 @@ rl_jobs="${BENCH_RUNLEDGER_JOBS:-30000}"
 clients="${BENCH_CLIENTS:-32}"
 targets="${BENCH_TARGETS:-10000}"
 runledger="${RUNLEDGER_BIN:-$repo/build/bin/runledger}"
+runledgerd="${RUNLEDGERD_BIN:-$(dirname "$runledger")/runledgerd}"
 commands_per_job=11  # W1: enqueue, claim, start, 4 x (step start, step done)
 
 while (($#)); do
@@ -144,18 +147,46 @@ rl_round() {
   jq -r '.per_s' <<<"$json"
 }
 
+# One round of runledger with its log in PostgreSQL: a fresh database and
+# folder, a runledgerd leading it, driven over HTTP like the round above.
+rld_round() {
+  local db="rl_w1_$1" node="$work/node-$1" rport json pid
+  psql_ -d postgres -c "CREATE DATABASE $db" >/dev/null
+  rport="$(free_port)"
+  "$runledgerd" --listen "127.0.0.1:$rport" --data "$node" --store postgres \
+    --pg-dsn "host=127.0.0.1 port=$port dbname=$db user=bench" --node-name bench \
+    --log-level warn 2>"$work/runledgerd-$1.log" &
+  pid=$!
+  for _ in $(seq 1 300); do
+    curl -sf "http://127.0.0.1:$rport/v1/health/leader" >/dev/null && break
+    sleep 0.1
+  done
+  json="$("$runledger" bench w1-http --server "http://127.0.0.1:$rport" --clients "$clients" \
+          --client-threads 2 --jobs "$rl_jobs" --targets "$targets" --json)" \
+    || { kill "$pid"; cat "$work/runledgerd-$1.log" >&2; echo "$json" >&2; die "runledger on postgres failed"; }
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  [ "$(jq -r .ok <<<"$json")" = "true" ] || { echo "$json" >&2; die "runledger on postgres is wrong"; }
+  echo "  rl on pg  round $1: $(jq -r '.per_s|floor' <<<"$json") commands/s (p99 $(jq -r '.latency_ms.p99' <<<"$json") ms, mean batch $(jq -r '.mean_batch_commands|floor' <<<"$json") commands)" >&2
+  jq -r '.per_s' <<<"$json"
+}
+
 median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo "W1, $clients clients, $targets targets, $rounds rounds each, alternating" >&2
 echo "machine: $(nproc) x $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $(free -g | awk '/^Mem:/{print $2}') GiB, $(uname -sr); $("$pg_bin/postgres" --version)" >&2
 pg_rates=()
 rl_rates=()
+rld_rates=()
 for ((i = 1; i <= rounds; i++)); do
   pg_rates+=("$(pg_round "$i")")
   rl_rates+=("$(rl_round "$i")")
+  rld_rates+=("$(rld_round "$i")")
 done
+rld_median="$(printf '%s\n' "${rld_rates[@]}" | median)"
 pg_median="$(printf '%s\n' "${pg_rates[@]}" | median)"
 rl_median="$(printf '%s\n' "${rl_rates[@]}" | median)"
 printf 'postgres  median: %.0f commands/s\n' "$pg_median"
 printf 'runledger median: %.0f commands/s\n' "$rl_median"
+printf 'runledger on postgres median: %.0f commands/s\n' "$rld_median"
 awk -v r="$rl_median" -v p="$pg_median" 'BEGIN{printf "ratio runledger/postgres: %.2fx\n", r/p}'
+awk -v r="$rld_median" -v p="$pg_median" 'BEGIN{printf "ratio runledger on postgres/postgres: %.2fx\n", r/p}'
