@@ -11,6 +11,8 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/support/test_support.h"
 
@@ -18,14 +20,16 @@ namespace runledger::testing {
 
 class PgServer {
  public:
-  // initdb + start a primary with database `runledger` (user `postgres`,
-  // trust authentication on loopback). Check ok() afterwards.
+  // Starts a primary with database `runledger` (user `postgres`, trust
+  // authentication on loopback): a copy of a cluster that the first call in
+  // the process initdb'd. Check ok() afterwards.
   static std::unique_ptr<PgServer> start_primary();
   // pg_basebackup of `primary` + start it as its streaming standby; when
   // `synchronous`, the primary's synchronous_standby_names names it and the
   // call returns once the primary reports it as a sync standby.
   static std::unique_ptr<PgServer> start_standby(PgServer& primary, bool synchronous = true);
-  // Stops the server (fast shutdown; SIGKILL if that fails) and removes the folder.
+  // Stops the server (immediate shutdown: nothing of it is kept; SIGKILL if
+  // that fails) and removes the folder.
   ~PgServer();
   PgServer(const PgServer&) = delete;
   PgServer& operator=(const PgServer&) = delete;
@@ -42,8 +46,16 @@ class PgServer {
   std::string dsn_via(int port) const;
 
   // Runs `sql` with psql against this server; its stdout (unaligned, tuples
-  // only, '|' between fields) or "" with *ok false when psql failed.
+  // only, '|' between fields, without the last newline) or "" with *ok
+  // false when psql failed or did not end within a minute.
   std::string psql(const std::string& sql, bool* ok = nullptr) const;
+  // The same against any `dsn` (through a proxy, another database); with
+  // `error` (when given) set to what psql printed on stderr.
+  static std::string psql_at(const std::string& dsn, const std::string& sql, bool* ok = nullptr,
+                             std::string* error = nullptr);
+
+  // The postmaster's process id (postmaster.pid), 0 when it has none.
+  pid_t postmaster_pid() const;
 
   // SIGKILL of the postmaster and its children: a lost machine.
   void kill_hard();
@@ -58,6 +70,19 @@ class PgServer {
 
  private:
   PgServer() = default;
+  // initdb, database `runledger`, and a clean shutdown: what each primary
+  // starts from a copy of.
+  static std::unique_ptr<PgServer> make_template();
+  // Runs a PostgreSQL program (in bin_) as the user the server runs as; its
+  // exit code and output.
+  std::pair<int, std::string> run_pg(const std::vector<std::string>& args) const;
+  // The folder, handed to `postgres` when running as root.
+  bool init_folder();
+  // pg_ctl start; when `may_move`, on another free port if this one was
+  // taken since it was picked.
+  bool start(bool may_move);
+  // Records why and the log's tail in error_; false.
+  bool fail(const std::string& what);
   bool ok_ = false;
   std::string error_;
   TempDir dir_;
