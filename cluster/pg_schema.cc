@@ -123,6 +123,32 @@ constexpr Statement kStatements[] = {
     {kPurgeIdempotency, "DELETE FROM runledger_idempotency WHERE recorded_ms < $1", 1},
 };
 
+// The reader's statements. Each read ends at the tail the reader saw at open
+// (a parameter), and each page at a LIMIT, so that no read holds more than a
+// page of the log in memory.
+constexpr Statement kReaderStatements[] = {
+    // seq, bytes of the log's last row
+    {kLogTail, "SELECT seq, bytes FROM runledger_log ORDER BY seq DESC LIMIT 1", 0},
+    // seq, bytes: after < seq <= until, by seq
+    {kLogRange,
+     "SELECT seq, bytes FROM runledger_log WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3", 3},
+    {kLogEvent, "SELECT bytes FROM runledger_log WHERE seq = $1", 1},
+    // seq, version, bytes of one stream by version, through UNIQUE (stream, version)
+    {kLogStream,
+     "SELECT seq, version, bytes FROM runledger_log WHERE stream = $1 AND version > $2 "
+     "AND seq <= $3 ORDER BY version LIMIT $4",
+     4},
+    {kLogStreamVersion,
+     "SELECT coalesce(max(version), 0)::int4 FROM runledger_log WHERE stream = $1 AND seq <= $2",
+     2},
+    // stream, version, seq after the key ($1, $2), in the order of UNIQUE
+    // (stream, version): each stream's rows together, by version
+    {kLogStreamIndex,
+     "SELECT stream, version, seq FROM runledger_log WHERE (stream, version) > ($1, $2) "
+     "AND seq <= $3 ORDER BY stream, version LIMIT $4",
+     4},
+};
+
 }  // namespace
 
 Status ensure_schema(Connection& c) {
@@ -153,6 +179,33 @@ Status ensure_schema(Connection& c) {
 
 Status prepare_statements(Connection& c) {
   for (const auto& s : kStatements) {
+    if (Status st = c.prepare(s.name, s.sql, s.params); !st.ok()) return st;
+  }
+  return Status::Ok();
+}
+
+Status prepare_reader(Connection& c) {
+  Result tables;
+  if (Status st = c.query("SELECT to_regclass('runledger_log') IS NOT NULL AND "
+                          "to_regclass('runledger_schema') IS NOT NULL",
+                          {}, &tables);
+      !st.ok()) {
+    return st;
+  }
+  if (tables.rows() != 1 || !tables.boolean(0, 0)) {
+    return Status::NotFound("the database holds no runledger log (no table runledger_log)");
+  }
+  Result v;
+  if (Status st = c.query("SELECT max(version)::int4 FROM runledger_schema", {}, &v); !st.ok()) {
+    return st;
+  }
+  if (v.rows() == 1 && !v.is_null(0, 0) && v.int32(0, 0) > kSchemaVersion) {
+    return Status::Unavailable("the database holds runledger's schema version " +
+                               std::to_string(v.int32(0, 0)) + ", newer than this build's " +
+                               std::to_string(kSchemaVersion) + ": upgrade runledger");
+  }
+  if (Status st = c.exec("SET default_transaction_read_only = on"); !st.ok()) return st;
+  for (const auto& s : kReaderStatements) {
     if (Status st = c.prepare(s.name, s.sql, s.params); !st.ok()) return st;
   }
   return Status::Ok();

@@ -44,4 +44,20 @@ inline constexpr const char* kIdempotencyCursor = "rl_idempotency_cursor";
 inline constexpr const char* kPurgeIdempotency = "rl_purge_idempotency";
 Status prepare_statements(Connection& c);
 
+// The statements of the read-only log store (cluster/pg_log_store.h) that
+// the CLI reads the log through; prepare_reader() prepares them.
+inline constexpr const char* kLogTail = "rl_log_tail";
+inline constexpr const char* kLogRange = "rl_log_range";
+inline constexpr const char* kLogEvent = "rl_log_event";
+inline constexpr const char* kLogStream = "rl_log_stream";
+inline constexpr const char* kLogStreamVersion = "rl_log_stream_version";
+inline constexpr const char* kLogStreamIndex = "rl_log_stream_index";
+// Readies `c` for reading the log and nothing else: NotFound when the
+// database holds no runledger log, Unavailable when it holds a later schema
+// version than this build reads; else the session is made read-only (a
+// reading tool cannot write, whatever it runs) and the statements above are
+// prepared. Creates nothing: a tool pointed at the wrong database must not
+// leave runledger's tables in it.
+Status prepare_reader(Connection& c);
+
 }  // namespace runledger::pg
