@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "cluster/pg_log_store.h"
 #include "events/event_codec.h"
 
 namespace runledger::cli {
@@ -54,6 +55,32 @@ Status ReadStore::open(const std::string& dir, std::unique_ptr<ReadStore>* out) 
   options.create_if_missing = false;
   Status s = open_rocksdb_store(dir, options, &rs->store_);
   if (!s.ok()) return s;
+  *out = std::move(rs);
+  return Status::Ok();
+}
+
+void add_log_source(CLI::App* app, LogSource* source) {
+  app->add_option("--data", source->data, "data folder (or --pg-dsn)")->envname("RUNLEDGER_DATA");
+  app->add_option("--pg-dsn", source->pg_dsn,
+                  "read the log from a cluster's PostgreSQL database instead: a libpq connection "
+                  "string")
+      ->envname("RUNLEDGER_PG_DSN");
+}
+
+Status ReadStore::open(const LogSource& source, std::unique_ptr<ReadStore>* out) {
+  if (source.data.empty() == source.pg_dsn.empty()) {
+    // The variables count: a RUNLEDGER_DATA left in the shell would otherwise
+    // decide quietly which log a --pg-dsn run reads.
+    return Status::Invalid(
+        source.data.empty()
+            ? "which log? give --data DIR (a data folder) or --pg-dsn DSN (a cluster's "
+              "PostgreSQL database)"
+            : "give --data or --pg-dsn, not both (RUNLEDGER_DATA and RUNLEDGER_PG_DSN count as "
+              "given)");
+  }
+  if (!source.postgres()) return open(source.data, out);
+  std::unique_ptr<ReadStore> rs(new ReadStore());
+  if (Status s = open_pg_log_store(source.pg_dsn, &rs->store_); !s.ok()) return s;
   *out = std::move(rs);
   return Status::Ok();
 }

@@ -1,6 +1,7 @@
-// What every `runledger` subcommand shares: exit codes, opening a data folder
-// for reading while a server may be writing it, the progress line, and the
-// parsing of entity and time arguments.
+// What every `runledger` subcommand shares: exit codes, opening the log (a
+// data folder or a cluster's PostgreSQL database) for reading while a server
+// may be writing it, the progress line, and the parsing of entity and time
+// arguments.
 #pragma once
 
 #include <charconv>
@@ -65,18 +66,36 @@ int fail(std::string_view what, const Status& s);
 // Prints "runledger: <message>" on stderr and returns `code`.
 int fail(std::string_view message, int code);
 
-// A data folder opened read-only (RocksDB OpenForReadOnly): a frozen view
-// of the folder as it was at open, which takes no lock and never writes, so
-// it works beside a running runledgerd. Every table file is held open from
-// the start (RocksDB's default max_open_files), so compactions of the running
-// server do not pull files from under a long read.
+// Where the reading subcommands (replay, verify, timeline, events, export)
+// find the log: a data folder, or the PostgreSQL database of a cluster.
+// Exactly one of the two.
+struct LogSource {
+  std::string data;    // --data DIR (RUNLEDGER_DATA)
+  std::string pg_dsn;  // --pg-dsn DSN (RUNLEDGER_PG_DSN)
+  bool postgres() const { return !pg_dsn.empty(); }
+};
+
+// Adds --data and --pg-dsn to a reading subcommand.
+void add_log_source(CLI::App* app, LogSource* source);
+
+// A log opened for reading, beside a running server.
 //
-// Not a secondary instance: the store's stream reads take a RocksDB snapshot,
-// which secondary instances refuse ("snapshot not supported in secondary
-// mode").
+// A data folder is opened read-only (RocksDB OpenForReadOnly): a frozen view
+// of the folder as it was at open, which takes no lock and never writes.
+// Every table file is held open from the start (RocksDB's default
+// max_open_files), so compactions of the running server do not pull files
+// from under a long read. Not a secondary instance: the store's stream reads
+// take a RocksDB snapshot, which secondary instances refuse ("snapshot not
+// supported in secondary mode").
+//
+// The PostgreSQL log is read through a read-only session, up to the last
+// row seen at open (cluster/pg_log_store.h): the same frozen view.
 class ReadStore {
  public:
   static Status open(const std::string& dir, std::unique_ptr<ReadStore>* out);
+  // The one place that picks the store of a LogSource. kInvalid (a usage
+  // error) unless exactly one of the two is given.
+  static Status open(const LogSource& source, std::unique_ptr<ReadStore>* out);
   ReadStore(const ReadStore&) = delete;
   ReadStore& operator=(const ReadStore&) = delete;
   EventStore& store() { return *store_; }

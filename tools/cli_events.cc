@@ -13,7 +13,7 @@ namespace runledger::cli {
 namespace {
 
 struct EventsOptions {
-  std::string data;
+  LogSource source;
   std::string stream;
   std::vector<std::string> types;
   uint64_t from_seq = 0;
@@ -61,8 +61,9 @@ int build_filter(const EventsOptions& o, Filter* f) {
 }
 
 int run(const EventsOptions& o) {
-  if (o.data.empty()) {
-    return fail("--data is required (for a running server: runledger events tail)", kExitUsage);
+  if (o.source.data.empty() && o.source.pg_dsn.empty()) {
+    return fail("--data or --pg-dsn is required (for a running server: runledger events tail)",
+                kExitUsage);
   }
   Filter filter;
   if (int code = build_filter(o, &filter); code != kExitOk) return code;
@@ -72,7 +73,7 @@ int run(const EventsOptions& o) {
                 kExitUsage);
   }
   std::unique_ptr<ReadStore> rs;
-  if (Status s = ReadStore::open(o.data, &rs); !s.ok()) return fail("events", s);
+  if (Status s = ReadStore::open(o.source, &rs); !s.ok()) return fail("events", s);
   const EventStore& store = rs->store();
   Progress progress("events", store.last_seq());
   auto print = [&](const fb::Event& e, std::string_view) {
@@ -98,7 +99,7 @@ Subcommand add_events(CLI::App& root) {
       "events",
       "Print the log as JSON Lines, one event per line in the API's event JSON, filtered by "
       "stream, type, seq range (inclusive) and recorded time range (inclusive).");
-  app->add_option("--data", o->data, "data folder (required)")->envname("RUNLEDGER_DATA");
+  add_log_source(app, &o->source);
   app->add_option("--stream", o->stream, "only this stream, e.g. job/j1")->check(kNotEmpty);
   app->add_option("--type", o->types, "only events of this type (repeatable), e.g. JobLeased");
   app->add_option("--from-seq", o->from_seq, "first seq")->check(kSeqAtLeastOne);

@@ -17,7 +17,7 @@ namespace runledger::cli {
 namespace {
 
 struct ExportOptions {
-  std::string data;
+  LogSource source;
   std::string out;
 };
 
@@ -71,7 +71,7 @@ Status write_log(const EventStore& store, std::FILE* f) {
 
 int run(const ExportOptions& o) {
   std::unique_ptr<ReadStore> rs;
-  if (Status s = ReadStore::open(o.data, &rs); !s.ok()) return fail("export", s);
+  if (Status s = ReadStore::open(o.source, &rs); !s.ok()) return fail("export", s);
   if (o.out == "-") {
     Status s = write_log(rs->store(), stdout);
     if (s.ok() && std::fflush(stdout) != 0) s = Status::IoError("writing to stdout failed");
@@ -102,7 +102,7 @@ Subcommand add_export(CLI::App& root) {
       "Write the log to a portable JSON Lines file: a header line, then one line per event with "
       "its API JSON and its exact stored bytes (base64), so that `import` rebuilds the same log "
       "with the same hashes.");
-  app->add_option("--data", o->data, "data folder")->required()->envname("RUNLEDGER_DATA");
+  add_log_source(app, &o->source);
   app->add_option("--out", o->out, "file to write, or - for stdout")->required();
   return {app, [o] { return run(*o); }};
 }

@@ -16,7 +16,7 @@ namespace runledger::cli {
 namespace {
 
 struct ReplayOptions {
-  std::string data;
+  LogSource source;
   uint64_t until_seq = 0;
   std::string until_time;
   std::string entity;
@@ -134,6 +134,14 @@ int run(const ReplayOptions& o) {
     return fail("--compare checks the whole log: it takes no --until-seq or --until-time",
                 kExitUsage);
   }
+  // The server's state is a node's: its snapshot and stored views are in its
+  // data folder, not in the database.
+  if (o.compare && o.source.postgres()) {
+    return fail(
+        "--compare compares with the state a node serves from its data folder: give that "
+        "node's --data, not --pg-dsn",
+        kExitUsage);
+  }
   FoldLimits limits;
   limits.until_seq = o.until_seq;
   if (!o.until_time.empty()) {
@@ -147,7 +155,7 @@ int run(const ReplayOptions& o) {
                 kExitUsage);
   }
   std::unique_ptr<ReadStore> rs;
-  if (Status s = ReadStore::open(o.data, &rs); !s.ok()) return fail("replay", s);
+  if (Status s = ReadStore::open(o.source, &rs); !s.ok()) return fail("replay", s);
   State state;
   {
     Progress progress("replay", rs->store().last_seq());
@@ -172,7 +180,7 @@ Subcommand add_replay(CLI::App& root) {
       "--compare, also report on stderr every difference from the state the server serves (its "
       "snapshot plus tail, and the stored views of finished entities); exit 1 when there is "
       "any.");
-  app->add_option("--data", o->data, "data folder")->required()->envname("RUNLEDGER_DATA");
+  add_log_source(app, &o->source);
   auto* seq =
       app->add_option("--until-seq", o->until_seq, "stop after this seq")->check(kSeqAtLeastOne);
   app->add_option("--until-time", o->until_time,

@@ -43,7 +43,7 @@ std::string id_of(std::string_view stream) {
 }
 
 struct TimelineOptions {
-  std::string data;
+  LogSource source;
   std::string entity;
 };
 
@@ -333,7 +333,7 @@ int run(const TimelineOptions& o) {
                 kExitUsage);
   }
   std::unique_ptr<ReadStore> rs;
-  if (Status s = ReadStore::open(o.data, &rs); !s.ok()) return fail("timeline", s);
+  if (Status s = ReadStore::open(o.source, &rs); !s.ok()) return fail("timeline", s);
   if (parse_stream(stream)->kind == EntityKind::kJob) return job_timeline(rs->store(), stream);
   return stream_timeline(rs->store(), stream);
 }
@@ -349,7 +349,7 @@ Subcommand add_timeline(CLI::App& root) {
       "held its target, the holds placed and released on it, and its lease windows.");
   app->add_option("ENTITY", o->entity, "job/ID, connector/ID, hold/ID, or a bare job id")
       ->required();
-  app->add_option("--data", o->data, "data folder")->required()->envname("RUNLEDGER_DATA");
+  add_log_source(app, &o->source);
   return {app, [o] { return run(*o); }};
 }
 

@@ -6,6 +6,10 @@
 // Memory grows with live entities only, as in the engine: a finished entity
 // leaves the fold and is loaded back from its stream when a later event
 // names it (a rerun, a hold placed for a finished job).
+//
+// On a cluster's PostgreSQL log (--pg-dsn) the checks are the same: the
+// stream index is the rows' (stream, version, seq) columns, which followers
+// trust as they fold, and there is no snapshot to note.
 #include <cstdio>
 #include <memory>
 
@@ -20,7 +24,7 @@ namespace runledger::cli {
 namespace {
 
 struct VerifyOptions {
-  std::string data;
+  LogSource source;
 };
 
 // Folds each event after checking it against the state before it.
@@ -61,7 +65,7 @@ Status TransitionWalk::check(const fb::Event& e, std::string_view bytes) {
 
 int run(const VerifyOptions& o) {
   std::unique_ptr<ReadStore> rs;
-  if (Status s = ReadStore::open(o.data, &rs); !s.ok()) {
+  if (Status s = ReadStore::open(o.source, &rs); !s.ok()) {
     if (s.code() == Status::Code::kCorruption) {
       std::printf("the data folder does not open: %s\n", s.ToString().c_str());
       return kExitFindings;
@@ -111,7 +115,7 @@ Subcommand add_verify(CLI::App& root) {
       "Check the whole log: every event decodes, seqs have no gap, each stream's versions are "
       "contiguous, the hash chain holds, and every event is an allowed transition. Exit 0 with a "
       "summary when clean; exit 1 with 'first bad seq N: why' otherwise.");
-  app->add_option("--data", o->data, "data folder")->required()->envname("RUNLEDGER_DATA");
+  add_log_source(app, &o->source);
   return {app, [o] { return run(*o); }};
 }
 
