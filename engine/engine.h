@@ -238,7 +238,7 @@ class Engine {
   // Whether the sequencer has work: requests to decide, or an open batch
   // for a free writer (see run()). REQUIRES: mu_.
   bool sequencer_may_take() const;
-  std::string unavailable_;  // GUARDED_BY(mu_)
+  std::string unavailable_;       // GUARDED_BY(mu_)
   std::optional<Reply> refusal_;  // GUARDED_BY(mu_): see refuse_writes()
   std::atomic<bool> writable_{true};
   std::thread sequencer_;
