@@ -51,6 +51,9 @@ struct BenchOptions {
   bool keep_finished = false;
   std::string data;    // empty: a temporary folder, removed at the end
   std::string server;  // w1-http: drive this server instead of an in-process one
+  // w1: the log in this PostgreSQL database (an empty one), the engine
+  // leading it as a node of a cluster does (docs/cluster.md).
+  std::string pg_dsn;
   ProgressFn progress;
 };
 

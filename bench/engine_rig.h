@@ -10,6 +10,11 @@
 
 #include "engine/engine.h"
 
+namespace runledger {
+class ClusterNode;
+class PgStore;
+}  // namespace runledger
+
 namespace runledger::bench {
 
 // Wraps the opened store, e.g. to simulate a crash (see CrashStore).
@@ -18,13 +23,17 @@ using StoreWrapper =
 
 class EngineRig {
  public:
-  EngineRig() = default;
-  ~EngineRig() { close(); }
+  EngineRig();
+  ~EngineRig();
   EngineRig(const EngineRig&) = delete;
   EngineRig& operator=(const EngineRig&) = delete;
 
   Status open(const std::string& dir, EngineOptions options = EngineOptions{},
               const StoreWrapper& wrap = nullptr);
+  // The same with the log in PostgreSQL (`dsn`, whose log must be empty):
+  // returns once the engine leads it, as a node of a cluster would.
+  Status open_on_postgres(const std::string& dir, const std::string& dsn,
+                          EngineOptions options = EngineOptions{});
   void close();
   Engine& engine() { return *engine_; }
   EventStore& store() { return *store_; }
@@ -33,6 +42,7 @@ class EngineRig {
   SystemClock clock_;
   std::shared_ptr<EventStore> store_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<ClusterNode> node_;  // on PostgreSQL only
 };
 
 }  // namespace runledger::bench

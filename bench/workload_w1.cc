@@ -14,8 +14,11 @@ namespace runledger::bench {
 BenchResult run_w1(const BenchOptions& o) {
   BenchResult r;
   r.workload = "w1";
-  r.parameters = {
-      {"callers", o.callers}, {"chained", o.chained}, {"jobs", o.jobs}, {"targets", o.targets}};
+  r.parameters = {{"callers", o.callers},
+                  {"chained", o.chained},
+                  {"jobs", o.jobs},
+                  {"targets", o.targets},
+                  {"store", o.pg_dsn.empty() ? "rocksdb" : "postgres"}};
   DataFolder folder(o.data);
   if (!folder.error().empty()) {
     r.error = folder.error();
@@ -29,7 +32,9 @@ BenchResult run_w1(const BenchOptions& o) {
   plan.chained = o.chained;
   {
     EngineRig rig;
-    if (Status st = rig.open(folder.path()); !st.ok()) {
+    Status opened =
+        o.pg_dsn.empty() ? rig.open(folder.path()) : rig.open_on_postgres(folder.path(), o.pg_dsn);
+    if (Status st = opened; !st.ok()) {
       r.error = "opening the engine failed: " + st.ToString();
       finish(r);
       return r;

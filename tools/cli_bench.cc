@@ -110,6 +110,9 @@ Workload add_w1(CLI::App& bench) {
   add_chained(w);
   add_jobs_and_targets(w);
   add_data(w);
+  w.app->add_option("--pg-dsn", w.flags->options.pg_dsn,
+                    "keep the log in this PostgreSQL database, whose log must be empty, the engine "
+                    "leading it as a cluster node (docs/cluster.md)");
   return w;
 }
 

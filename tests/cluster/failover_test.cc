@@ -359,3 +359,28 @@ TEST_F(ClusterFailover, TheCliSentToAStandbyFollowsNotLeaderToTheLeader) {
 
 }  // namespace
 }  // namespace runledger::testing
+
+namespace runledger::testing {
+namespace {
+
+// `runledger bench w1 --pg-dsn` at a CI size: it checks its own result
+// (every command acknowledged, every job SUCCEEDED, the folder's log whole),
+// and refuses a database that already holds a log.
+TEST_F(ClusterFailover, BenchW1OnPostgresChecksItsOwnResult) {
+  CliResult r = run_cli(
+      {"bench", "w1", "--pg-dsn", primary_->dsn(), "--jobs", "40", "--callers", "8", "--json"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_EQ(j.value("ok", false), true) << r.out;
+  EXPECT_EQ(head_seq(*primary_), 40u * 12u);  // W1: 12 events a job
+  auto problems = log_problems(*primary_);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  CliResult again = run_cli({"bench", "w1", "--pg-dsn", primary_->dsn(), "--jobs", "4", "--json"});
+  EXPECT_NE(again.code, 0);
+  EXPECT_NE((again.out + again.err).find("already holds a log"), std::string::npos)
+      << again.out << again.err;
+}
+
+}  // namespace
+}  // namespace runledger::testing
