@@ -63,5 +63,6 @@ BenchResult run_replay(const BenchOptions& o);
 BenchResult run_restart(const BenchOptions& o);
 BenchResult run_lease_expiry(const BenchOptions& o);
 BenchResult run_memory(const BenchOptions& o);
+BenchResult run_follow(const BenchOptions& o);
 
 }  // namespace runledger::bench

@@ -12,8 +12,9 @@ namespace runledger::bench {
 EngineRig::EngineRig() = default;
 EngineRig::~EngineRig() { close(); }
 
-Status EngineRig::open_on_postgres(const std::string& dir, const std::string& dsn,
-                                   EngineOptions options) {
+// The node's engine on a PgStore over the folder's RocksDB, refusing
+// writes until the node leads.
+Status EngineRig::open_node(const std::string& dir, const std::string& dsn, EngineOptions options) {
   close();
   std::unique_ptr<EventStore> rocks;
   Status st = open_rocksdb_store(dir, StoreOptions{}, &rocks);
@@ -32,6 +33,16 @@ Status EngineRig::open_on_postgres(const std::string& dir, const std::string& ds
   }
   node_ = std::make_unique<ClusterNode>(*engine_, *pg, co);
   node_->start();
+  return Status::Ok();
+}
+
+Status EngineRig::open_following(const std::string& dir, const std::string& dsn) {
+  return open_node(dir, dsn, EngineOptions{});
+}
+
+Status EngineRig::open_on_postgres(const std::string& dir, const std::string& dsn,
+                                   EngineOptions options) {
+  if (Status st = open_node(dir, dsn, std::move(options)); !st.ok()) return st;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!node_->health().leader) {
     if (std::chrono::steady_clock::now() >= deadline) {

@@ -34,11 +34,15 @@ class EngineRig {
   // returns once the engine leads it, as a node of a cluster would.
   Status open_on_postgres(const std::string& dir, const std::string& dsn,
                           EngineOptions options = EngineOptions{});
+  // A node on the PostgreSQL log that follows it from `dir` (returns at once:
+  // the node folds the log on its own thread, and may lead once it expires).
+  Status open_following(const std::string& dir, const std::string& dsn);
   void close();
   Engine& engine() { return *engine_; }
   EventStore& store() { return *store_; }
 
  private:
+  Status open_node(const std::string& dir, const std::string& dsn, EngineOptions options);
   SystemClock clock_;
   std::shared_ptr<EventStore> store_;
   std::unique_ptr<Engine> engine_;

@@ -141,6 +141,21 @@ Workload add_w1_http(CLI::App& bench) {
   return w;
 }
 
+Workload add_follow(CLI::App& bench) {
+  Workload w = add_workload(
+      bench, "follow",
+      "Generate a log of at least N events (W1 jobs through the engine), copy it into an empty "
+      "PostgreSQL database as a leader appends it, then time a node with an empty folder from "
+      "its start until it has folded the whole log (docs/cluster.md)",
+      bench::run_follow);
+  add_events(w);
+  add_callers(w);
+  add_data(w);
+  w.app->add_option("--pg-dsn", w.flags->options.pg_dsn, "an empty PostgreSQL database")
+      ->required();
+  return w;
+}
+
 Workload add_replay_bench(CLI::App& bench) {
   Workload w = add_workload(
       bench, "replay",
@@ -221,9 +236,9 @@ Subcommand add_bench(CLI::App& root) {
       "when it is "
       "wrong; figures are printed as a table, or with --json as one JSON object.");
   app->require_subcommand(1);
-  auto workloads = std::make_shared<std::vector<Workload>>(
-      std::vector<Workload>{add_w1(*app), add_w1_http(*app), add_replay_bench(*app),
-                            add_restart(*app), add_lease_expiry(*app), add_memory(*app)});
+  auto workloads = std::make_shared<std::vector<Workload>>(std::vector<Workload>{
+      add_w1(*app), add_w1_http(*app), add_replay_bench(*app), add_restart(*app),
+      add_lease_expiry(*app), add_memory(*app), add_follow(*app)});
   Subcommand work = add_bench_work(*app);
   return {app, [workloads, work] {
             if (work.app->parsed()) return work.run();

@@ -384,3 +384,23 @@ TEST_F(ClusterFailover, BenchW1OnPostgresChecksItsOwnResult) {
 
 }  // namespace
 }  // namespace runledger::testing
+
+namespace runledger::testing {
+namespace {
+
+// `runledger bench follow` at a CI size: a fresh node folds the whole log
+// it copied into the database, ending with the generated log's hash.
+TEST_F(ClusterFailover, BenchFollowChecksItsOwnResult) {
+  CliResult r = run_cli({"bench", "follow", "--pg-dsn", primary_->dsn(), "--events", "2000",
+                         "--callers", "8", "--json"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_EQ(j.value("ok", false), true) << r.out;
+  EXPECT_GE(head_seq(*primary_), 2000u);
+  auto problems = log_problems(*primary_);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+}
+
+}  // namespace
+}  // namespace runledger::testing
