@@ -117,6 +117,7 @@ void ClusterNode::run() {
       standby_step();
     }
   }
+  settle_in_flight();  // the engine stops next: nothing may be left half-handed over
   if (leading_) {
     // The engine stops next; until resign() the row stays ours.
     store_.extend(epoch_, deadline_);
@@ -267,9 +268,28 @@ void ClusterNode::standby_step() {
   if (n < static_cast<int64_t>(options_.fetch_events)) wait_ms(options_.poll_ms);
 }
 
+uint64_t ClusterNode::followed_seq() const {
+  return in_flight_ ? in_flight_->last_seq : store_.inner().last_seq();
+}
+
+bool ClusterNode::settle_in_flight() {
+  if (!in_flight_) return true;
+  Reply reply = in_flight_->reply.get();
+  store_.release_replica(in_flight_->replica);
+  const bool folded = reply.status == 200;
+  if (folded) {
+    idempotency_cursor_ = in_flight_->cursor_after;
+  } else {
+    set_problem("folding the log's events failed: " + reply.body);
+  }
+  in_flight_.reset();
+  return folded;
+}
+
 int64_t ClusterNode::follow_once(uint64_t until) {
-  const uint64_t local = store_.inner().last_seq();
-  Hash prev = store_.inner().last_hash();
+  const uint64_t local = followed_seq();
+  Hash prev = in_flight_ ? in_flight_->last_hash : store_.inner().last_hash();
+  const uint64_t cursor_before = in_flight_ ? in_flight_->cursor_after : idempotency_cursor_;
   const std::string after = std::to_string(local);
   const std::string upto = std::to_string(until == 0 ? INT64_MAX : until);
   const std::string limit = std::to_string(options_.fetch_events);
@@ -309,7 +329,7 @@ int64_t ClusterNode::follow_once(uint64_t until) {
     prev = h;
     replica->events.push_back(std::move(ev));
   }
-  const std::string cursor = std::to_string(idempotency_cursor_);
+  const std::string cursor = std::to_string(cursor_before);
   pg::Result records;
   st = conn_->query_prepared(pg::kReadIdempotency,
                              {pg::Param::text(cursor), pg::Param::text(limit)}, &records);
@@ -317,25 +337,29 @@ int64_t ClusterNode::follow_once(uint64_t until) {
     set_problem("reading the idempotency records failed: " + st.message());
     return -1;
   }
-  uint64_t next_cursor = idempotency_cursor_;
+  uint64_t next_cursor = cursor_before;
   for (int i = 0; i < records.rows(); ++i) {
     next_cursor = static_cast<uint64_t>(records.int64(i, 0));
     replica->idempotency.emplace_back(std::string(records.bytes(i, 1)),
                                       std::string(records.bytes(i, 2)));
   }
+  // This page continues the one in flight: only once that is folded.
+  if (!settle_in_flight()) return -1;
   if (replica->events.empty() && replica->idempotency.empty()) return 0;
   const int64_t n = static_cast<int64_t>(replica->events.size());
   store_.admit_replica(replica);
+  auto done = std::make_shared<std::promise<Reply>>();
+  InFlight f;
+  f.replica = replica;
+  f.reply = done->get_future();
+  f.last_seq = seq;
+  f.last_hash = prev;
+  f.cursor_after = next_cursor;
+  in_flight_ = std::move(f);
   Request req;
   req.replica = replica;
   req.actor = "system";
-  Reply reply = engine_.execute(std::move(req));
-  store_.admit_replica(nullptr);
-  if (reply.status != 200) {
-    set_problem("folding the log's events failed: " + reply.body);
-    return -1;
-  }
-  idempotency_cursor_ = next_cursor;
+  engine_.submit(std::move(req), [done](Reply r) { done->set_value(std::move(r)); });
   // More records than one fetch: the next call takes them.
   if (records.rows() == static_cast<int>(options_.fetch_events) && n == 0) return 1;
   return n;
@@ -360,8 +384,7 @@ bool ClusterNode::try_acquire() {
   // The epoch is ours: nothing more can be appended by another node, so the
   // head is final. Fold up to it (renewing meanwhile) before any write.
   for (;;) {
-    const uint64_t local = store_.inner().last_seq();
-    if (local >= head) break;
+    if (followed_seq() >= head) break;
     if (SteadyClock::now() >= next_renew_) {
       leading_ = true;  // renew() works on the epoch held
       bool renewed = renew();
@@ -375,8 +398,9 @@ bool ClusterNode::try_acquire() {
   }
   // Every kept reply too: a retry must find it on the new leader.
   for (;;) {
+    if (!settle_in_flight()) return false;
     const uint64_t before = idempotency_cursor_;
-    if (follow_once(head) < 0) return false;
+    if (follow_once(head) < 0 || !settle_in_flight()) return false;
     if (idempotency_cursor_ == before) break;
   }
   if (store_.inner().last_seq() != head || store_.inner().last_hash() != head_hash) {

@@ -21,8 +21,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -85,9 +87,14 @@ class ClusterNode {
   bool try_acquire();
   bool renew();
   void become_standby(const std::string& why);
-  // Folds the next events (up to `until`, 0: the end) through the engine;
-  // how many, or -1 when it failed.
+  // Reads the next events (up to `until`, 0: the end) and hands them to the
+  // engine, after the replica handed over before them is folded: the
+  // database is read while the engine folds. How many, or -1 when it failed.
   int64_t follow_once(uint64_t until);
+  // Waits for the replica in flight, if any; false when it was not folded.
+  bool settle_in_flight();
+  // Where the log the engine will hold once the replica in flight is folded ends.
+  uint64_t followed_seq() const;
   bool check_local_folder();
   void set_problem(const std::string& problem);
   void wait_ms(int ms);
@@ -99,6 +106,15 @@ class ClusterNode {
   bool local_checked_ = false;
   uint64_t idempotency_cursor_ = 0;
   bool cursor_known_ = false;
+  // The replica handed to the engine and not yet folded.
+  struct InFlight {
+    std::shared_ptr<const Replica> replica;
+    std::future<Reply> reply;
+    uint64_t last_seq = 0;
+    Hash last_hash{};
+    uint64_t cursor_after = 0;  // the idempotency cursor once it is folded
+  };
+  std::optional<InFlight> in_flight_;
 
   // The node thread's view of its role.
   bool leading_ = false;

@@ -56,7 +56,12 @@ std::optional<uint64_t> PgStore::epoch_led() const {
 
 void PgStore::admit_replica(std::shared_ptr<const Replica> replica) {
   std::lock_guard<std::mutex> lk(mu_);
-  replica_ = std::move(replica);
+  replicas_.push_back(std::move(replica));
+}
+
+void PgStore::release_replica(const std::shared_ptr<const Replica>& replica) {
+  std::lock_guard<std::mutex> lk(mu_);
+  replicas_.erase(std::remove(replicas_.begin(), replicas_.end(), replica), replicas_.end());
 }
 
 void PgStore::lose(const std::string& why) {
@@ -71,18 +76,29 @@ void PgStore::lose(const std::string& why) {
 
 bool PgStore::replica_holds(const AppendBatch& batch) const {
   if (batch.events.empty() && batch.idempotency.empty()) return true;  // views, snapshots
-  if (replica_ == nullptr) return false;
-  const auto& events = replica_->events;
   for (const auto& e : batch.events) {
-    auto it = std::lower_bound(events.begin(), events.end(), e.seq,
-                               [](const EncodedEvent& a, uint64_t seq) { return a.seq < seq; });
-    if (it == events.end() || it->seq != e.seq || it->bytes != e.bytes) return false;
+    bool found = false;
+    for (const auto& replica : replicas_) {
+      const auto& events = replica->events;
+      auto it = std::lower_bound(events.begin(), events.end(), e.seq,
+                                 [](const EncodedEvent& a, uint64_t seq) { return a.seq < seq; });
+      if (it != events.end() && it->seq == e.seq) {
+        found = it->bytes == e.bytes;
+        break;
+      }
+    }
+    if (!found) return false;
   }
   for (const auto& rec : batch.idempotency) {
-    if (std::find(replica_->idempotency.begin(), replica_->idempotency.end(), rec) ==
-        replica_->idempotency.end()) {
-      return false;
+    bool found = false;
+    for (const auto& replica : replicas_) {
+      if (std::find(replica->idempotency.begin(), replica->idempotency.end(), rec) !=
+          replica->idempotency.end()) {
+        found = true;
+        break;
+      }
     }
+    if (!found) return false;
   }
   return true;
 }

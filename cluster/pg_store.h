@@ -31,6 +31,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cluster/pg_connection.h"
 #include "engine/engine.h"
@@ -62,9 +63,10 @@ class PgStore final : public ForwardingStore {
   // The epoch led, if any, and the head this node last wrote.
   std::optional<uint64_t> epoch_led() const;
 
-  // The replica the engine is about to write: admitted by append() while
-  // not leading. Cleared by the next call (nullptr when done).
+  // A replica the engine is about to write: admitted by append() while not
+  // leading, until released (at most a few are in flight).
   void admit_replica(std::shared_ptr<const Replica> replica);
+  void release_replica(const std::shared_ptr<const Replica>& replica);
 
  private:
   struct Leadership {
@@ -75,6 +77,7 @@ class PgStore final : public ForwardingStore {
   };
   Status append_to_database(const AppendBatch& batch, const Leadership& l, uint64_t* head_seq,
                             Hash* head_hash);
+  // Whether every event and record of `batch` is in an admitted replica.
   bool replica_holds(const AppendBatch& batch) const;  // REQUIRES: mu_
   void lose(const std::string& why);
 
@@ -88,8 +91,8 @@ class PgStore final : public ForwardingStore {
   std::unique_ptr<pg::Connection> conn_;  // GUARDED_BY(conn_mu_)
 
   mutable std::mutex mu_;
-  std::optional<Leadership> lead_;          // GUARDED_BY(mu_)
-  std::shared_ptr<const Replica> replica_;  // GUARDED_BY(mu_)
+  std::optional<Leadership> lead_;                        // GUARDED_BY(mu_)
+  std::vector<std::shared_ptr<const Replica>> replicas_;  // GUARDED_BY(mu_)
 };
 
 }  // namespace runledger

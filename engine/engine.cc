@@ -497,6 +497,10 @@ bool Engine::apply_replica(Pending& p, Batch& b) {
   p.type = "replica";
   uint64_t seq = state_.last_seq;
   Hash prev = state_.last_hash;
+  // Each event's hash, worked out once: it checks the next one's prev_hash
+  // and becomes the State's last hash.
+  std::vector<Hash> hashes;
+  hashes.reserve(replica.events.size());
   for (const auto& ev : replica.events) {
     const fb::Event* e = nullptr;
     Status st = decode_event(ev.bytes, &e);
@@ -512,8 +516,10 @@ bool Engine::apply_replica(Pending& p, Batch& b) {
     }
     seq = e->seq();
     prev = sha256(ev.bytes);
+    hashes.push_back(prev);
   }
-  for (const auto& ev : replica.events) {
+  for (size_t i = 0; i < replica.events.size(); ++i) {
+    const EncodedEvent& ev = replica.events[i];
     if (!in_memory(state_, ev.stream)) {
       bool stored_none = false;
       if (Status st = hydrate(*store_, state_, ev.stream, 0, &stored_none); !st.ok()) return false;
@@ -526,7 +532,7 @@ bool Engine::apply_replica(Pending& p, Batch& b) {
     const fb::Event* e = nullptr;
     if (!decode_event(ev.bytes, &e).ok()) return false;
     evolve(state_, *e);
-    state_.last_hash = sha256(ev.bytes);
+    state_.last_hash = hashes[i];
     batch_versions_[ev.stream] = ev.stream_version;
     b.touched.push_back(ev.stream);
     b.out.events.push_back(ev);
