@@ -20,5 +20,6 @@ cd "$root/ui"
 npm ci --no-audit --no-fund --loglevel=error
 mkdir -p "$root/build/ui-screenshots"
 start=$(date +%s)
+node --test --test-reporter=spec tests/overlap.test.mjs
 RL_BIN_DIR="$bindir" node --test --test-concurrency=1 --test-reporter=spec tests/suite.test.mjs
 echo "ui-test: passed in $(( $(date +%s) - start )) s; screenshots in build/ui-screenshots/"

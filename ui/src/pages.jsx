@@ -2,6 +2,7 @@ import { useState, useEffect, useMemo, useRef } from 'preact/hooks';
 import { api, store, query, setQuery, href, navigate, enc, fmtTime, fmtDur, ms, onLive, mayAct } from './lib.js';
 import { State, Link, JobLink, HoldLink, TargetLink, ConnLink, SeqLink, Time, ErrorBox, useApi, Action, JsonToggle, JsonLines, EventsTable, StreamLink, Pager, Field, Icon } from './components.jsx';
 import { Timeline, jobTimeline, Lanes } from './timeline.jsx';
+import { overlaps } from './overlap.js';
 
 const ACTIVE = ['QUEUED', 'LEASED', 'RUNNING', 'STALE'];
 const JOB_STATES = ['QUEUED', 'LEASED', 'RUNNING', 'STALE', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'YIELDED'];
@@ -304,12 +305,7 @@ export function TargetPage({ target }) {
       t0 = Math.min(t0, from); t1 = Math.max(t1, to);
       lanes.push({ name: `hold ${h.id}`, bars: [{ from, to, state: h.released ? 'released' : 'open', word: h.released ? 'released' : 'open', outlined: true, label: `hold ${h.id} ${h.kind}: placed ${h.placed_at} by ${h.placed_by}, ${h.released ? `released ${h.released_at} by ${h.released_by}` : 'open'}` }] });
     }
-    const bands = [];
-    for (let i = 0; i < ivs.length; i++) for (let k = i + 1; k < ivs.length; k++) {
-      const a = ivs[i], b = ivs[k];
-      const from = Math.max(a.from, b.from), to = Math.min(a.to, b.to);
-      if (to > from) bands.push({ from, to, label: `overlap: job ${a.job} attempt ${a.attempt} and job ${b.job} attempt ${b.attempt} ran at once from ${new Date(from).toISOString()} to ${new Date(to).toISOString()}` });
-    }
+    const bands = overlaps(ivs);
     if (lanes.length && t1 > t0) chart = <Lanes title={`Who held ${target} when`} lanes={lanes} bands={bands} t0={t0} t1={t1}
       legend={<p class="muted small">Bars: attempts from start to end (state colour, icon in the tables below); outlined bars: holds; red band: two attempts overlapping on the target.{bands.length ? ` ${bands.length} overlap(s).` : ' No overlap.'}</p>} />;
   }
