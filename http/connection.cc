@@ -69,18 +69,21 @@ Reply unreadable_reply(const RequestParser& p, size_t body_limit) {
 }  // namespace
 
 Connection::Connection(ServerContext& ctx, asio::ip::tcp::socket socket,
-                       std::shared_ptr<asio::ssl::context> tls, bool refuse)
+                       std::shared_ptr<asio::ssl::context> tls, bool refuse, std::string address)
     : ctx_(ctx),
       socket_(std::move(socket), std::move(tls)),
       timer_(socket_.get_executor()),
       refuse_(refuse),
       input_(kInputBytesFirst),
-      parser_(limits_for(ctx.options)) {
+      parser_(limits_for(ctx.options)),
+      address_(std::move(address)) {
   ctx_.connections.fetch_add(1, std::memory_order_relaxed);
 }
 
 Connection::~Connection() {
   uncount_reply_bytes();
+  if (holds_stream_slot_) ctx_.clients.release_stream(address_);
+  ctx_.clients.release_connection(address_);
   ctx_.connections.fetch_sub(1, std::memory_order_relaxed);
 }
 
@@ -410,7 +413,21 @@ void Connection::on_written() {
 
 void Connection::open_live_stream() {
   uint64_t after = 0;
-  if (auto refused = ctx_.live->open(api_, &after)) return send(std::move(*refused));
+  if (!ctx_.clients.take_stream(address_)) {
+    ctx_.counters.refused(HttpCounters::Refusal::kClientStreams);
+    Reply r = Reply::error(503, "too_many_streams",
+                           "this client address holds its most live streams (" +
+                               std::to_string(ctx_.clients.streams_max()) +
+                               ", --live-streams-per-client-max); close one, or retry later");
+    r.headers = "Retry-After: 1\r\n";
+    return send(std::move(r));
+  }
+  holds_stream_slot_ = true;
+  if (auto refused = ctx_.live->open(api_, &after)) {
+    ctx_.clients.release_stream(address_);
+    holds_stream_slot_ = false;
+    return send(std::move(*refused));
+  }
   // A stop waits for each stream to end (it sends the stream its end).
   if (!ctx_.in_flight.try_add()) {
     ctx_.live->abandon();

@@ -52,8 +52,10 @@ class Connection : public std::enable_shared_from_this<Connection>, public LiveS
   // `refuse`: the server is at its connection limit; the request is read and
   // answered 503, and the socket closed.
   // `tls`: the server's TLS context, nullptr for plain HTTP.
+  // `address`: the client's, whose connection slot (ClientLimits) the
+  // connection holds and gives back when it ends.
   Connection(ServerContext& ctx, boost::asio::ip::tcp::socket socket,
-             std::shared_ptr<boost::asio::ssl::context> tls, bool refuse);
+             std::shared_ptr<boost::asio::ssl::context> tls, bool refuse, std::string address);
   ~Connection() override;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -139,7 +141,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public LiveS
     std::string_view text;
     bool framed;  // sent as a chunk of its own (the head and the last chunk are not)
   };
-  bool streaming_ = false;  // holds a count of the server's work in flight until closed
+  bool streaming_ = false;          // holds a count of the server's work in flight until closed
+  const std::string address_;       // the client's (ClientLimits)
+  bool holds_stream_slot_ = false;  // of its address's live streams
   bool stream_writing_ = false;
   bool stream_finishing_ = false;
   std::deque<StreamPiece> stream_queue_;

@@ -17,6 +17,10 @@ constexpr std::array<RefusalText, HttpCounters::kRefusals> kRefusalTexts{{
     {"reply_bytes", "reads refused: the replies not yet taken by their clients are over budget"},
     {"authentication", "requests refused for a missing or unknown bearer token"},
     {"forbidden", "requests refused: the token's role may not make them"},
+    {"client_connections",
+     "connections closed: one client address holds its most (--connections-per-client-max)"},
+    {"client_streams",
+     "live streams refused: one client address holds its most (--live-streams-per-client-max)"},
 }};
 
 int64_t now_ms() {

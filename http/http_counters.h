@@ -20,13 +20,15 @@ namespace runledger::http {
 class HttpCounters {
  public:
   enum class Refusal : uint8_t {
-    kConnections,     // over connections_max: answered 503 or closed at once
-    kQueue,           // the blocking pool's queue full
-    kReplyBytes,      // over the reply bytes budget
-    kAuthentication,  // 401: no token, or an unknown one
-    kForbidden,       // 403: a role that may not make the call
+    kConnections,        // over connections_max: answered 503 or closed at once
+    kQueue,              // the blocking pool's queue full
+    kReplyBytes,         // over the reply bytes budget
+    kAuthentication,     // 401: no token, or an unknown one
+    kForbidden,          // 403: a role that may not make the call
+    kClientConnections,  // one address holds its most connections: closed at once
+    kClientStreams,      // one address holds its most live streams: 503
   };
-  static constexpr size_t kRefusals = 5;
+  static constexpr size_t kRefusals = 7;
 
   void reply(int status);
   // Counts the refusal and logs a warning line when none was logged for

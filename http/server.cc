@@ -121,9 +121,17 @@ void Server::Impl::accept() {
       return;
     }
     const size_t open = ctx.connections.load(std::memory_order_relaxed);
-    if (open < connections_fit) {
+    error_code peer_ec;
+    std::string address = socket.remote_endpoint(peer_ec).address().to_string();
+    if (peer_ec) address.clear();  // gone already: the connection fails at once
+    if (open < connections_fit && !ctx.clients.take_connection(address)) {
+      // Closed at once: answering would mean reading what may be a slow
+      // request, the very thing the cap is against.
+      ctx.counters.refused(HttpCounters::Refusal::kClientConnections);
+    } else if (open < connections_fit) {
       const bool refuse = open + refused_room >= connections_fit;
-      std::make_shared<Connection>(ctx, std::move(socket), tls, refuse)->start();
+      std::make_shared<Connection>(ctx, std::move(socket), tls, refuse, std::move(address))
+          ->start();
     } else {
       ctx.counters.refused(HttpCounters::Refusal::kConnections);
     }  // the socket closes as it goes out of scope

@@ -13,6 +13,7 @@
 #include "http/auth.h"
 #include "http/blocking_pool.h"
 #include "http/claim_waiters.h"
+#include "http/client_limits.h"
 #include "http/cross_site.h"
 #include "http/http_counters.h"
 #include "http/live_stream.h"
@@ -63,7 +64,12 @@ class InFlight {
 
 struct ServerContext {
   ServerContext(Engine& e, const ServerOptions& o, const Router& r, const Auth& a, BlockingPool& p)
-      : engine(e), options(o), router(r), auth(a), pool(p) {}
+      : engine(e),
+        options(o),
+        router(r),
+        auth(a),
+        pool(p),
+        clients(o.connections_per_client_max, o.live_streams_per_client_max) {}
 
   Engine& engine;
   const ServerOptions& options;
@@ -79,6 +85,7 @@ struct ServerContext {
   LiveStreams* live = nullptr;
   InFlight in_flight;
   HttpCounters counters;
+  ClientLimits clients;
   std::atomic<size_t> connections{0};
   std::atomic<bool> stopping{false};
 };

@@ -31,9 +31,12 @@ struct ServerOptions {
   int write_timeout_ms = 5000;  // for each reply
   int keep_alive_timeout_s = 5;
   size_t keep_alive_requests_max = 100000;
-  size_t live_streams_max = 4096;    // concurrent /v1/events/live readers; beyond: 503
-  size_t waiting_claims_max = 4096;  // claims waiting for work (wait_s); beyond: 503
-  std::string auth_tokens_path;      // empty: no authentication (loopback only)
+  size_t live_streams_max = 4096;  // concurrent /v1/events/live readers; beyond: 503
+  // What one client address may hold at once (ClientLimits; 0: no cap).
+  size_t connections_per_client_max = 1024;   // beyond: closed at once
+  size_t live_streams_per_client_max = 1024;  // beyond: 503
+  size_t waiting_claims_max = 4096;           // claims waiting for work (wait_s); beyond: 503
+  std::string auth_tokens_path;               // empty: no authentication (loopback only)
   // HTTPS when tls.cert is set (docs/operations.md "TLS").
   TlsFiles tls;
   // The web console's files at /ui/; nullptr: no console (/ui/ is 404).

@@ -35,6 +35,8 @@ struct Flags {
   size_t http_threads = 128;
   size_t waiting_claims_max = 4096;
   size_t live_streams_max = 4096;
+  size_t connections_per_client_max = 1024;
+  size_t live_streams_per_client_max = 1024;
   size_t reply_bytes_max = 256 << 20;
   size_t live_jobs_max = 1'000'000;
   std::string auth_tokens;
@@ -105,6 +107,18 @@ void add_flags(CLI::App& app, Flags& f) {
                  "with 503")
       ->envname("RUNLEDGER_LIVE_STREAMS_MAX")
       ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  app.add_option("--connections-per-client-max", f.connections_per_client_max,
+                 "connections one client address may hold open; one more is closed at once (0: "
+                 "no cap; raise it behind a reverse proxy)")
+      ->envname("RUNLEDGER_CONNECTIONS_PER_CLIENT_MAX")
+      ->check(CLI::Range(0, 1'000'000))
+      ->capture_default_str();
+  app.add_option("--live-streams-per-client-max", f.live_streams_per_client_max,
+                 "live event streams one client address may hold open; one more is refused with "
+                 "503 (0: no cap)")
+      ->envname("RUNLEDGER_LIVE_STREAMS_PER_CLIENT_MAX")
+      ->check(CLI::Range(0, 1'000'000))
       ->capture_default_str();
   app.add_option("--auth-tokens", f.auth_tokens, "file of bearer tokens: NAME ROLE TOKEN per line")
       ->envname("RUNLEDGER_AUTH_TOKENS");
@@ -399,6 +413,8 @@ int server_main(int argc, char** argv) {
   ho.threads = f.http_threads;
   ho.waiting_claims_max = f.waiting_claims_max;
   ho.live_streams_max = f.live_streams_max;
+  ho.connections_per_client_max = f.connections_per_client_max;
+  ho.live_streams_per_client_max = f.live_streams_per_client_max;
   ho.reply_bytes_max = f.reply_bytes_max;
   ho.body_limit_bytes = f.body_limit_bytes;
   ho.api.lease_max_s = f.lease_max_s;
