@@ -236,10 +236,10 @@ Status PgStore::purge_idempotency(int64_t before_ms) {
     // Its own connection: a long delete must not hold the writer's.
     std::unique_ptr<pg::Connection> c;
     Status st = pg::Connection::open(dsn_, timeout_ms_ * 6, &c);
+    if (st.ok()) st = pg::prepare_statements(*c);
     if (st.ok()) {
       const std::string ms = std::to_string(before_ms);
-      st = c->query("DELETE FROM runledger_idempotency WHERE recorded_ms < $1",
-                    {pg::Param::text(ms)});
+      st = c->query_prepared(pg::kPurgeIdempotency, {pg::Param::text(ms)});
     }
     if (!st.ok()) return st;
   }

@@ -1,0 +1,77 @@
+// The PostgreSQL store on its own, against a real server: what a leader's
+// append writes, what a standby's refuses, and the hourly purge of kept
+// replies reaching the database as well as the node's folder.
+#include <gtest/gtest.h>
+
+#include "cluster/pg_schema.h"
+#include "cluster/pg_store.h"
+#include "events/hash.h"
+#include "tests/support/pg_server.h"
+#include "tests/support/test_support.h"
+
+namespace runledger::testing {
+namespace {
+
+// A kept reply's record: its first 8 bytes say when (big-endian ms).
+std::string record_at(int64_t ms, const std::string& rest) {
+  std::string r(8, '\0');
+  for (int i = 7; i >= 0; --i, ms >>= 8) r[static_cast<size_t>(i)] = static_cast<char>(ms & 0xff);
+  return r + rest;
+}
+
+class PgStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = PgServer::start_primary();
+    ASSERT_TRUE(db_->ok()) << db_->error();
+    std::unique_ptr<pg::Connection> c;
+    ASSERT_TRUE(pg::Connection::open(db_->dsn(), 10'000, &c).ok());
+    ASSERT_TRUE(pg::ensure_schema(*c).ok());
+    ASSERT_TRUE(pg::prepare_statements(*c).ok());
+    pg::Result row;
+    ASSERT_TRUE(
+        c->query_prepared(pg::kAcquire,
+                          {pg::Param::text("t"), pg::Param::text(""), pg::Param::text("60")}, &row)
+            .ok());
+    ASSERT_EQ(row.rows(), 1);
+    epoch_ = static_cast<uint64_t>(row.int64(0, 0));
+    std::unique_ptr<EventStore> local;
+    ASSERT_TRUE(open_rocksdb_store(dir_.path(), StoreOptions{}, &local).ok());
+    store_ = std::make_unique<PgStore>(std::move(local), db_->dsn(), 10'000);
+  }
+  std::unique_ptr<PgServer> db_;
+  TempDir dir_;
+  uint64_t epoch_ = 0;
+  std::unique_ptr<PgStore> store_;
+};
+
+TEST_F(PgStoreTest, ALeadersPurgeDeletesOldKeptRepliesInTheDatabaseToo) {
+  ASSERT_TRUE(
+      store_->lead(epoch_, 0, Hash{}, std::chrono::steady_clock::now() + std::chrono::seconds(50))
+          .ok());
+  AppendBatch b;
+  b.idempotency.emplace_back("old-key", record_at(1'000, "old"));
+  b.idempotency.emplace_back("new-key", record_at(9'000, "new"));
+  ASSERT_TRUE(store_->append(b).ok());
+  ASSERT_EQ(db_->psql("SELECT count(*) FROM runledger_idempotency"), "2");
+  // When the leader purges what was kept before 5,000 ms
+  ASSERT_TRUE(store_->purge_idempotency(5'000).ok());
+  // Then the old record is gone from the database and the folder; the new one stays
+  EXPECT_EQ(db_->psql("SELECT encode(key, 'escape') FROM runledger_idempotency"), "new-key");
+  std::string value;
+  EXPECT_FALSE(store_->get_idempotency("old-key", &value).ok());
+  EXPECT_TRUE(store_->get_idempotency("new-key", &value).ok());
+}
+
+TEST_F(PgStoreTest, AStoreThatDoesNotLeadWritesNothingNoReplicaHolds) {
+  AppendBatch b;
+  b.idempotency.emplace_back("k", record_at(1'000, "r"));
+  Status st = store_->append(b);
+  EXPECT_EQ(st.code(), Status::Code::kUnavailable) << st.ToString();
+  EXPECT_EQ(db_->psql("SELECT count(*) FROM runledger_idempotency"), "0");
+  std::string value;
+  EXPECT_FALSE(store_->get_idempotency("k", &value).ok());
+}
+
+}  // namespace
+}  // namespace runledger::testing
