@@ -505,6 +505,7 @@ bool Engine::apply_replica(Pending& p, Batch& b) {
     const fb::Event* e = nullptr;
     Status st = decode_event(ev.bytes, &e);
     if (st.ok() && (e->seq() != seq + 1 || e->prev_hash() == nullptr ||
+                    e->prev_hash()->size() != prev.size() ||
                     !std::equal(prev.begin(), prev.end(), e->prev_hash()->begin()))) {
       st = Status::Conflict("event " + std::to_string(e->seq()) + " does not continue the log at " +
                             std::to_string(seq));
