@@ -22,6 +22,8 @@ import tempfile
 import threading
 import time
 
+from loopback import free_port
+
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -37,14 +39,6 @@ def cpu_s(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def main():
