@@ -464,7 +464,10 @@ void Connection::push(std::shared_ptr<const std::string> owner, std::string_view
 
 void Connection::finish(std::string_view end_message) {
   if (closed_ || stream_finishing_) return;
-  push(std::make_shared<const std::string>(end_message), end_message);
+  // The view queued must be of the copy kept alive with it: the caller's
+  // text is gone before a write already in flight lets this one start.
+  auto owned = std::make_shared<const std::string>(end_message);
+  push(owned, *owned);
   static const std::string kLastChunk = "0\r\n\r\n";
   stream_queue_.push_back({nullptr, kLastChunk, /*framed=*/false});
   stream_queued_bytes_ += kLastChunk.size();

@@ -139,6 +139,25 @@ TEST_F(LiveFanoutTest, AReaderThatStopsReadingIsEndedWhileOthersGoOnAndResumesWi
             seq_range(last_whole + 1, kEvents));
 }
 
+TEST_F(LiveFanoutTest, AnEndQueuedBehindAWriteInFlightArrivesWhole) {
+  // Not read while about 6 MiB of events are sent: the server's write to it
+  // is in flight, and its buffer bound ends it, when the end is queued.
+  SseReader slow(server().port(), "/v1/events/live?after=0", "", deadline_in(kFanoutWait), 4096);
+  ASSERT_EQ(slow.status(), 200);
+  ASSERT_EQ(wait_streams(1), 1);
+  constexpr int kEvents = 96;
+  append(kEvents, 60 * 1024);
+
+  const std::vector<SseEvent>& got = slow.read(kEvents + 1, deadline_in(kFanoutWait));
+  ASSERT_FALSE(got.empty());
+  EXPECT_EQ(got.back().event, "end");
+  EXPECT_EQ(got.back().data, R"({"reason":"reader too slow to keep up; resume from the last id"})");
+  const std::vector<uint64_t> ids = data_ids(got);
+  ASSERT_FALSE(ids.empty());
+  EXPECT_EQ(ids, seq_range(1, ids.back()));
+  EXPECT_LT(ids.back(), static_cast<uint64_t>(kEvents));
+}
+
 TEST_F(LiveFanoutTest, AReaderFarBehindCatchesUpInPiecesWhileTheLogGrows) {
   // More than one read's worth (1,000 events) behind.
   constexpr int kBefore = 2100;

@@ -42,8 +42,8 @@ std::vector<uint64_t> seq_range(uint64_t from, uint64_t to) {
 }
 
 SseReader::SseReader(int port, const std::string& path, const std::string& last_event_id,
-                     Deadline deadline)
-    : conn_(port, deadline) {
+                     Deadline deadline, int receive_buffer_bytes)
+    : conn_(port, deadline, receive_buffer_bytes) {
   if (!conn_.connected()) return;
   std::string extra = "Accept: text/event-stream\r\n";
   if (!last_event_id.empty()) extra += "Last-Event-ID: " + last_event_id + "\r\n";

@@ -27,8 +27,11 @@ std::vector<uint64_t> seq_range(uint64_t from, uint64_t to);
 class SseReader {
  public:
   // Opens `path` (e.g. "/v1/events/live?after=3"), sending Last-Event-ID
-  // when `last_event_id` is not empty, and reads the response head.
-  SseReader(int port, const std::string& path, const std::string& last_event_id, Deadline deadline);
+  // when `last_event_id` is not empty, and reads the response head. A
+  // `receive_buffer_bytes` above 0 makes the socket's receive buffer that
+  // small, so the server's bytes pile up on its side while none are read.
+  SseReader(int port, const std::string& path, const std::string& last_event_id, Deadline deadline,
+            int receive_buffer_bytes = 0);
 
   // The response status (0 when no head arrived) and its head.
   int status() const { return status_; }
