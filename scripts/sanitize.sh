@@ -11,7 +11,7 @@
 #
 # Environment:
 #   RUNLEDGER_FUZZ_SECONDS  seconds per fuzzer (default 60)
-#   RUNLEDGER_ASAN_TESTS    test binaries to run (default: events, projections, engine)
+#   RUNLEDGER_ASAN_TESTS    test binaries to run (default: events, projections, engine, http)
 #   RUNLEDGER_JOBS          build parallelism (default 2)
 #   RUNLEDGER_ASAN_OPT      optimization of the sanitized build (default -O1;
 #                           CI uses -O0, which builds faster and runs slower)
@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fuzz_seconds="${RUNLEDGER_FUZZ_SECONDS:-60}"
-tests="${RUNLEDGER_ASAN_TESTS:-events_tests projections_tests engine_tests}"
+tests="${RUNLEDGER_ASAN_TESTS:-events_tests projections_tests engine_tests http_tests}"
 jobs="${RUNLEDGER_JOBS:-2}"
 fuzzers=(fuzz_event_decoder fuzz_http_request fuzz_json_input fuzz_request_parser)
 build="${RUNLEDGER_ASAN_BUILD:-build-asan}"
@@ -45,7 +45,11 @@ CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt -gline-tables-only" \
   -DRUNLEDGER_SANITIZE=ON -DRUNLEDGER_FUZZ=ON -DRUNLEDGER_TESTS=ON >/dev/null
 # shellcheck disable=SC2086
-nice cmake --build "$build" -j"$jobs" -t "${fuzzers[@]}" $tests
+# The HTTP suite runs the server it tests as a subprocess: that server is
+# sanitized too, and a finding in it fails the test that stops it.
+servers=()
+[[ " $tests " == *" http_tests "* ]] && servers+=(runledgerd)
+nice cmake --build "$build" -j"$jobs" -t "${fuzzers[@]}" $tests "${servers[@]}"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
 # The randomized engine suites at a tenth of their size: a sanitized build
@@ -58,7 +62,20 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/fuzz/
 
 for t in $tests; do
   echo "== $t (ASan + UBSan)"
-  "$build/bin/$t" --gtest_brief=1 --gtest_filter="$test_filter"
+  if [ "$t" = http_tests ]; then
+    # Its tests mostly wait on the servers they start: two shards at once.
+    pids=()
+    for shard in 0 1; do
+      GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$shard \
+        "$build/bin/$t" --gtest_brief=1 --gtest_filter="$test_filter" &
+      pids+=($!)
+    done
+    failed=0
+    for p in "${pids[@]}"; do wait "$p" || failed=1; done
+    [ "$failed" = 0 ] || exit 1
+  else
+    "$build/bin/$t" --gtest_brief=1 --gtest_filter="$test_filter"
+  fi
 done
 
 scratch="$(mktemp -d)"

@@ -2,8 +2,9 @@
 # Install what is missing, build, check the formatting of every source
 # (.clang-format), and run the whole test suite and the console's browser
 # suite (scripts/ui-test.sh); then the
-# sanitizer pass at CI size (scripts/sanitize.sh): the store, decider and
-# engine suites under ASan + UBSan (the randomized ones cut to a tenth) and
+# sanitizer pass at CI size (scripts/sanitize.sh): the store, decider,
+# engine and HTTP suites under ASan + UBSan (the randomized ones cut to a
+# tenth; the HTTP suite against a sanitized server) and
 # 20 s of each fuzzer, in build-asan-ci/ at -O0 (it builds fastest).
 # RUNLEDGER_SANITIZE_CHECKS=0 skips that part.
 set -euo pipefail
@@ -22,6 +23,6 @@ RL_UI_EMBEDDED=1 ./scripts/ui-test.sh build/bin
 if [ "${RUNLEDGER_SANITIZE_CHECKS:-1}" != 0 ]; then
   RUNLEDGER_ASAN_BUILD=build-asan-ci RUNLEDGER_ASAN_OPT=-O0 \
     RUNLEDGER_FUZZ_SECONDS="${RUNLEDGER_FUZZ_SECONDS:-20}" \
-    RUNLEDGER_ASAN_TESTS="${RUNLEDGER_ASAN_TESTS:-events_tests projections_tests engine_tests}" \
+    RUNLEDGER_ASAN_TESTS="${RUNLEDGER_ASAN_TESTS:-events_tests projections_tests engine_tests http_tests}" \
     ./scripts/sanitize.sh
 fi
