@@ -96,9 +96,16 @@ Status Client::connect_to(const std::string& server) {
   // waits for the server's delayed ACK of the head, 40 ms a call.
   http->set_tcp_nodelay(true);
   if (!token_.empty()) http->set_bearer_token_auth(token_.c_str());
+  std::lock_guard<std::mutex> lock(http_mutex_);
   http_ = std::move(http);
   server_ = server;
   return Status::Ok();
+}
+
+void Client::abort() {
+  aborted_ = true;
+  std::lock_guard<std::mutex> lock(http_mutex_);
+  if (http_) http_->stop();  // the read in progress returns at once
 }
 
 // A standby of a cluster names the leader (docs/cluster.md): the request
@@ -128,7 +135,15 @@ Response Client::once(const std::string& method, const std::string& path, const 
     req.headers.emplace("Content-Type", "application/json");
   }
   Response r;
+  if (aborted_) {
+    r.failure = "aborted";
+    return r;
+  }
   httplib::Result res = http_->send(req);
+  if (aborted_) {
+    r.failure = "aborted";
+    return r;
+  }
   if (!res) {
     r.failure = "cannot reach the server at " + server_ + ": " + httplib::to_string(res.error());
     return r;
@@ -154,7 +169,7 @@ Response Client::retried(const std::string& method, const std::string& path,
   for (int attempt = 1;; ++attempt) {
     Response r = once(method, path, body, key);
     if (attempt < tries_ && follow_leader(r)) continue;  // at once: another server
-    if (!worth_another_try(r) || attempt >= tries_) return r;
+    if (!worth_another_try(r) || attempt >= tries_ || aborted_) return r;
     const auto spread = static_cast<unsigned>(wait.count() / 2 + 1);
     std::this_thread::sleep_for(wait + std::chrono::milliseconds(jitter() % spread));
     wait = std::min(wait * 2, kRetryWaitMax);

@@ -20,9 +20,11 @@
 // Not thread-safe: one Client per thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -94,6 +96,14 @@ class Client {
 
   const std::string& server() const { return server_; }
 
+  // Ends the call in progress on another thread at once (its Response has
+  // status 0 and the failure "aborted") and answers every later call so,
+  // without a try. Thread-safe; for a program that stops, such as a runner
+  // told to stop while its claim waits for work. A call that was just
+  // starting may open its connection after this: call it again until that
+  // call returned.
+  void abort();
+
  private:
   Client() = default;
   // Points the client at `server` (a URL server_url() matches).
@@ -109,6 +119,8 @@ class Client {
   std::string server_;
   std::string token_;
   int tries_ = 1;
+  std::atomic<bool> aborted_{false};
+  std::mutex http_mutex_;  // http_ changes (follow_leader) while abort() may use it
   std::unique_ptr<httplib::Client> http_;
 };
 

@@ -344,6 +344,9 @@ void Connection::on_reply(Reply r) {
 }
 
 void Connection::claim_again() {
+  // Nothing reads the socket while a claim waits: a client that closed it
+  // (a runner told to stop) is seen here, before a job is given to it.
+  if (!closed_ && client_gone()) close();
   if (closed_) {
     // Its client is gone: its place goes to the next claim of its group.
     ctx_.claims->tried(waiting_id_, /*got_work=*/true);

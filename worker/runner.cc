@@ -39,6 +39,9 @@ std::atomic<bool> g_no_more_claims{false};
 // SIGUSR1: print what each slot does.
 std::atomic<bool> g_status_wanted{false};
 
+// Set by inject_relaunch_fault() (runner.h) in a test build only.
+bool g_relaunch_fault = false;
+
 void on_stop_signal(int) { g_stop_signals.fetch_add(1); }
 void on_tstp(int) { g_no_more_claims = true; }
 void on_usr1(int) { g_status_wanted = true; }
@@ -60,6 +63,8 @@ constexpr std::chrono::milliseconds kTick{100};
 // How long a record may take to appear once the keeper was asked to stop
 // the step, beyond the grace: past it the keeper is taken for dead.
 constexpr std::chrono::milliseconds kRecordWaitExtra{5000};
+// How often a claim that waits for work looks for a stop signal.
+constexpr auto kClaimStopCheck = std::chrono::milliseconds(20);
 // A line longer than this is passed on in pieces.
 constexpr size_t kLineBytesMax = 64 * 1024;
 constexpr size_t kReadChunk = 64 * 1024;
@@ -189,10 +194,6 @@ class Runner {
   std::string state_dir_;
   int lock_fd_ = -1;
   int unexecutable_in_a_row_ = 0;
-  const bool unsafe_relaunch_ = [] {
-    const char* v = std::getenv(kUnsafeRelaunchEnv);
-    return v != nullptr && std::string(v) == "1";
-  }();
 
   // The attempt being run.
   json job_;
@@ -757,7 +758,7 @@ std::optional<AttemptEnd> Runner::settle_running_step(const std::string& step) {
   const bool this_boot = keeper_id.pid == 0 || keeper_id.this_boot();
   std::optional<StepRecord> rec = keeper_->record(step);
   if (!rec && keeper_->alive()) {
-    if (unsafe_relaunch_) {
+    if (g_relaunch_fault) {
       // Fault injection (runner.h): run the step again beside the one that runs.
       if (!reattach()) return AttemptEnd::kHandedBack;
       keeper_.reset();
@@ -892,8 +893,25 @@ client::Response Runner::claim() {
       return r;
     }
   }
+  // A stop (SIGTERM, SIGINT, SIGTSTP) ends a claim that waits for work at
+  // once rather than after up to --wait-s: the connection is closed, and the
+  // server gives what comes next to another claim. The claim file stays: a
+  // job given to this claim just before it closed is had again, with its
+  // first reply, by the next runner on this folder.
+  std::atomic<bool> answered{false};
+  std::thread stopper;
+  if (o_.wait_s > 0) {
+    stopper = std::thread([this, &answered] {
+      while (!answered.load()) {
+        if (g_stop_signals.load() > 0 || g_no_more_claims.load()) c_->abort();
+        std::this_thread::sleep_for(kClaimStopCheck);
+      }
+    });
+  }
   client::Response r =
       c_->send("POST", "/v1/jobs/claim", (*pending)["body"], pending->value("key", ""));
+  answered = true;
+  if (stopper.joinable()) stopper.join();
   if (r.status == 0 || r.status >= 500) return r;  // sent again, same key, same body
   if (r.status == 200) {
     // The claim file stays until the attempt is journaled (run_attempt):
@@ -931,6 +949,10 @@ int Runner::run() {
     }
     if (g_stop_signals.load() > 0 || g_no_more_claims.load()) return kExitSucceeded;
     client::Response claimed = claim();
+    // Stopped while the claim waited (claim()): a clean stop, nothing claimed.
+    if (claimed.status == 0 && (g_stop_signals.load() > 0 || g_no_more_claims.load())) {
+      return kExitSucceeded;
+    }
     if (claimed.status == 204) {
       if (o_.once) return kExitSucceeded;
       continue;
@@ -1057,6 +1079,8 @@ int run_slots(const WorkOptions& o) {
 }
 
 }  // namespace
+
+void inject_relaunch_fault() { g_relaunch_fault = true; }
 
 int run_worker(const WorkOptions& options) {
   if (options.concurrency > 1) return run_slots(options);

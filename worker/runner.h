@@ -49,11 +49,13 @@ struct WorkOptions {
   std::map<std::string, std::string> step_commands;  // --step NAME=CMD
 };
 
-// Fault injection for the exclusivity tests only: with this variable set
-// to 1, a runner started again does not settle a step whose detached keeper
-// still runs, but reattaches and runs the step again, as a naive wrapper
-// would; the tests' probe must catch the overlap it causes.
-inline constexpr char kUnsafeRelaunchEnv[] = "RUNLEDGER_WORK_FAULT_RELAUNCH";
+// Fault injection for the exclusivity tests only, called by the test build
+// tests/support/runledger_relaunching.cc and nothing else (no flag or
+// variable of `runledger` reaches it): from then on, a runner started again
+// does not settle a step whose detached keeper still runs, but reattaches
+// and runs the step again, as a naive wrapper would; the tests' probe must
+// catch the overlap it causes.
+void inject_relaunch_fault();
 
 // Runs until the work is over (one attempt with `once`, else until SIGTERM
 // or SIGINT and a drain); the exit code.

@@ -87,8 +87,10 @@ class WorkKillTest : public ::testing::Test {
     return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
   }
 
-  void start_runner(const std::string& keeper, const std::vector<std::string>& env = {}) {
-    std::vector<std::string> argv = {bin_path("runledger")};
+  // `program`: runledger, or the test build that relaunches live steps.
+  void start_runner(const std::string& keeper, const std::vector<std::string>& env = {},
+                    const std::string& program = "runledger") {
+    std::vector<std::string> argv = {bin_path(program)};
     for (const auto& a :
          WorkRig::work_args(rig_.server().url(), state_dir(),
                             {"--lease-s", "2", "--grace", "1s", "--keeper", keeper, "--step",
@@ -287,9 +289,7 @@ TEST_F(WorkKillTest, TheProbeCatchesARunnerThatRelaunchesALiveStep) {
     for (int i = 0; i < 100 && step_pid() == 0; ++i) std::this_thread::sleep_for(50ms);
     ASSERT_GT(step_pid(), 0) << read_whole_file(rig_.path("runner.err"));
     kill_runner();
-    std::vector<std::string> env = {"PROBE_SLEEP=4"};
-    if (faulty) env.push_back("RUNLEDGER_WORK_FAULT_RELAUNCH=1");
-    start_runner(keeper_, env);
+    start_runner(keeper_, {"PROBE_SLEEP=4"}, faulty ? "runledger_relaunching" : "runledger");
     const std::string outcome = settle(job, "t-" + job);
     stop_runner();
     EXPECT_FALSE(outcome.empty()) << read_whole_file(rig_.path("runner.err"));

@@ -286,6 +286,47 @@ TEST_F(WorkTest, TwoRunnersNeverShareAStateFolder) {
   EXPECT_EQ(wait_for_exit(first), 0) << read_whole_file(out.path() + "/err");
 }
 
+// A runner told to stop while its claim waits for work stops at once, not
+// after --wait-s; the server gives the next job to a claim that still waits,
+// not to the one whose runner left.
+TEST_F(WorkTest, SigtermWhileTheClaimWaitsStopsAtOnceAndTheNextJobGoesToAnotherRunner) {
+  TempDir out;
+  const auto spawn_runner = [&](const std::string& name, const std::string& wait_s,
+                                std::vector<std::string> extra) {
+    std::vector<std::string> argv = {
+        bin_path("runledger"), "work",     "--kind",   "k",    "--server", server_->url(),
+        "--state-dir",         path(name), "--wait-s", wait_s, "--worker", name};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return spawn_process(argv, clean_environment(), out.path() + "/" + name + ".out",
+                         out.path() + "/" + name + ".err");
+  };
+  const pid_t leaving = spawn_runner("leaving", "30", {"--", "true"});
+  for (int i = 0; i < 100 && !std::filesystem::exists(path("leaving/lock")); ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  std::this_thread::sleep_for(1s);  // its claim is parked on the server by now
+  const auto stopped_at = std::chrono::steady_clock::now();
+  ::kill(leaving, SIGTERM);
+  EXPECT_EQ(wait_for_exit(leaving), 0) << read_whole_file(out.path() + "/leaving.err");
+  EXPECT_LT(std::chrono::steady_clock::now() - stopped_at, 5s);
+
+  // The claim of the runner that left is older than this one's.
+  const pid_t staying = spawn_runner("staying", "20", {"--once", "--", "true"});
+  for (int i = 0; i < 100 && !std::filesystem::exists(path("staying/lock")); ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  std::this_thread::sleep_for(1s);
+  enqueue("j1", {"A"});
+
+  EXPECT_EQ(wait_for_exit(staying), 0) << read_whole_file(out.path() + "/staying.err");
+  const json j = job("j1");
+  EXPECT_EQ(j.value("state", ""), "SUCCEEDED") << j.dump();
+  auto events = http_->Get("/v1/jobs/j1/events", auth());
+  ASSERT_TRUE(events);
+  EXPECT_NE(events->body.find(R"("worker":"staying")"), std::string::npos) << events->body;
+  EXPECT_EQ(events->body.find(R"("worker":"leaving")"), std::string::npos) << events->body;
+}
+
 class WorkAuthTest : public WorkTest {
  protected:
   std::vector<std::string> server_flags() override {
