@@ -111,6 +111,9 @@ Subcommand add_work(CLI::App& root) {
   app->add_option("--fence-after", f->fence_after,
                   "with no successful call for this long, stop the child (default 10 leases, at "
                   "least 60s)");
+  app->add_option("--keep-attempts", w.keep_attempts,
+                  "folders of attempts that are over kept in the state folder, the newest")
+      ->check(CLI::Range(0, 1000000));
   app->add_option("--tail-bytes", w.tail_bytes, "output kept for a failed step's error")
       ->check(CLI::Range(size_t{0}, size_t{1 << 20}));
   app->add_option("--summary", f->summary, "json: one JSON line on stdout per attempt")

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -184,6 +186,9 @@ class Runner {
   bool goes_on(const json& job);
   void journal_attempt();
   void end_attempt();
+  // Removes the folders of attempts that are over beyond the newest
+  // --keep-attempts.
+  void prune_attempt_folders() const;
   void log(const char* stream_name, const std::string& step, std::string_view line) const;
   void print_status() const;
   std::chrono::milliseconds fence_after() const;
@@ -440,6 +445,36 @@ void Runner::end_attempt() {
   // A journal back after a crash names an attempt that is over: settle()
   // finds that and reports nothing.
   if (!keep_journal_) remove_file(journal_path(state_dir_));
+  prune_attempt_folders();
+}
+
+std::string attempt_folder_name(const std::string& job_id, int attempt) {
+  return job_id + "-a" + std::to_string(attempt);
+}
+
+void Runner::prune_attempt_folders() const {
+  // The attempt still in the journal is not over: its folder stays.
+  std::string journaled;
+  if (std::optional<json> j = read_json_file(journal_path(state_dir_))) {
+    journaled = fs::path(j->value("dir", "")).filename().string();
+  }
+  static const std::regex kAttemptFolder(R"(.+-a[0-9]+)");
+  std::vector<std::pair<fs::file_time_type, fs::path>> over;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(state_dir_, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_directory(ec) || name == journaled || !std::regex_match(name, kAttemptFolder)) {
+      continue;
+    }
+    over.emplace_back(e.last_write_time(ec), e.path());
+  }
+  if (over.size() <= static_cast<size_t>(o_.keep_attempts)) return;
+  // Newest first: a folder's time is that of the last file its steps wrote.
+  std::sort(over.begin(), over.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = static_cast<size_t>(o_.keep_attempts); i < over.size(); ++i) {
+    fs::remove_all(over[i].second, ec);
+  }
 }
 
 bool Runner::goes_on(const json& job) {
@@ -713,7 +748,7 @@ AttemptEnd Runner::run_attempt(const json& claimed) {
   last_success_ = Clock::now();
   lease_deadline_ = Clock::now() + std::chrono::seconds(o_.lease_s);
   next_heartbeat_ = Clock::now();
-  attempt_dir_ = state_dir_ + "/" + job_id_ + "-a" + std::to_string(attempt_);
+  attempt_dir_ = state_dir_ + "/" + attempt_folder_name(job_id_, attempt_);
   std::error_code ec;
   fs::remove_all(attempt_dir_, ec);  // a yielded attempt claimed again starts afresh
   fs::create_directories(attempt_dir_, ec);

@@ -40,6 +40,9 @@ struct WorkOptions {
   std::chrono::milliseconds fence_after{0};   // 0: 10 leases, at least 60 s
   std::set<int> retryable_exits{75};
   size_t tail_bytes = 3000;
+  // The folders of attempts that are over kept in the state folder, the
+  // newest ones; older ones are removed as each attempt ends.
+  int keep_attempts = 100;
   bool summary_json = false;
   bool keeper_detached = false;      // --keeper detached: a step outlives its runner's death
   bool log_json = false;             // --log-format json

@@ -5,6 +5,7 @@
 // SIGTERM hands the attempt back with yield; preflight refusals.
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -284,6 +285,30 @@ TEST_F(WorkTest, TwoRunnersNeverShareAStateFolder) {
   EXPECT_EQ(second.code, 78) << second.err;
   EXPECT_NE(second.err.find("in use"), std::string::npos) << second.err;
   EXPECT_EQ(wait_for_exit(first), 0) << read_whole_file(out.path() + "/err");
+}
+
+// The state folder keeps the folders of the newest attempts that are over,
+// not every attempt ever run.
+TEST_F(WorkTest, OnlyTheNewestAttemptFoldersAreKept) {
+  const auto attempt_folders = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(path("state"))) {
+      if (e.is_directory()) names.push_back(e.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  for (const std::string id : {"j1", "j2", "j3", "j4"}) {
+    enqueue(id, {"A"});
+    CliResult r = work({"--keep-attempts", "2", "--step", "A=echo " + id});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  EXPECT_EQ(attempt_folders(), (std::vector<std::string>{"j3-a1", "j4-a1"}));
+  EXPECT_EQ(read_whole_file(path("state/j4-a1/step-A.stdout")), "j4\n");
+
+  enqueue("j5", {"A"});
+  ASSERT_EQ(work({"--keep-attempts", "0", "--step", "A=true"}).code, 0);
+  EXPECT_TRUE(attempt_folders().empty());
 }
 
 // A runner told to stop while its claim waits for work stops at once, not
