@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -35,13 +36,13 @@ int64_t unix_ns() {
 // Closes every descriptor above stderr but `keep`: the keeper must not hold
 // the state folder's lock (a runner started again could never take it) nor
 // the runner's sockets.
-void close_inherited(int keep) {
+void close_inherited(int keep, int keep_too) {
   DIR* d = ::opendir("/proc/self/fd");
   std::vector<int> fds;
   if (d != nullptr) {
     while (dirent* e = ::readdir(d)) {
       const int fd = std::atoi(e->d_name);
-      if (fd > 2 && fd != keep && fd != ::dirfd(d)) fds.push_back(fd);
+      if (fd > 2 && fd != keep && fd != keep_too && fd != ::dirfd(d)) fds.push_back(fd);
     }
     ::closedir(d);
   }
@@ -50,15 +51,22 @@ void close_inherited(int keep) {
 
 class KeeperLoop {
  public:
+  // `dir` empty: a spare, told its folder on `folder_fd` before its first
+  // request.
   KeeperLoop(std::string dir, bool detached, std::chrono::milliseconds grace, int notify_fd,
-             pid_t runner)
+             int folder_fd, pid_t runner)
       : dir_(std::move(dir)),
         detached_(detached),
         grace_(grace),
         notify_fd_(notify_fd),
+        folder_fd_(folder_fd),
         runner_(runner) {}
 
   [[noreturn]] void run() {
+    // What a step leaves running when its own process ends becomes the
+    // keeper's child rather than init's: step_left_processes() then tells
+    // at once whether there is anything to look for.
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     sigset_t set;
     sigemptyset(&set);
     for (int s : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGCHLD, SIGINT}) sigaddset(&set, s);
@@ -88,6 +96,7 @@ class KeeperLoop {
 
  private:
   void start_requested() {
+    if (dir_.empty() && !read_folder()) return;
     const std::optional<json> req = read_json_file(dir_ + "/request.json");
     if (!req) return;
     step_ = req->value("step", "");
@@ -109,6 +118,22 @@ class KeeperLoop {
                            {{"pid", child_->pid()}, {"start", start_ticks(child_->pid())}});
   }
 
+  // A spare's folder, which Keeper::assign wrote whole (a line shorter than
+  // PIPE_BUF) before the request that follows it.
+  bool read_folder() {
+    std::string line;
+    char buf[512];
+    while (line.empty() || line.back() != '\n') {
+      const ssize_t n = ::read(folder_fd_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      line.append(buf, static_cast<size_t>(n));
+    }
+    line.pop_back();
+    dir_ = line;
+    return !dir_.empty();
+  }
+
   void stop_step(bool runner_died) {
     stopped_ = true;
     runner_died_ = runner_died;
@@ -123,11 +148,23 @@ class KeeperLoop {
     r.signal = child_->killed_by();
     r.stopped = stopped_ || child_->signalled_by_runner();
     r.runner_died = runner_died;
-    r.orphans_killed = stop_session(child_->pid(), grace_);
+    r.orphans_killed = step_left_processes() ? stop_session(child_->pid(), grace_) : 0;
     r.duration_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began_).count();
     child_.reset();
     write_record(r);
+  }
+
+  // Once the step's own process is reaped: whether any process it started
+  // still runs. As their subreaper the keeper has them all for children,
+  // whatever session they moved to; those that ended already are reaped.
+  static bool step_left_processes() {
+    for (;;) {
+      const pid_t p = ::waitpid(-1, nullptr, WNOHANG);
+      if (p > 0) continue;
+      if (p < 0 && errno == EINTR) continue;
+      return p == 0;  // 0: some still run; -1 (ECHILD): none
+    }
   }
 
   void write_record(const StepRecord& r) {
@@ -141,10 +178,11 @@ class KeeperLoop {
     }
   }
 
-  const std::string dir_;
+  std::string dir_;
   const bool detached_;
   const std::chrono::milliseconds grace_;
   int notify_fd_;
+  const int folder_fd_;
   const pid_t runner_;
   std::unique_ptr<StepProcess> child_;
   std::string step_;
@@ -190,6 +228,12 @@ Status Keeper::spawn(const std::string& dir, bool detached, std::chrono::millise
   if (::pipe2(notify, O_CLOEXEC) != 0) {
     return Status::IoError("pipe: " + std::string(std::strerror(errno)));
   }
+  int folder[2] = {-1, -1};  // a spare's folder, from the runner
+  if (dir.empty() && ::pipe2(folder, O_CLOEXEC) != 0) {
+    ::close(notify[0]);
+    ::close(notify[1]);
+    return Status::IoError("pipe: " + std::string(std::strerror(errno)));
+  }
   // Blocked before the fork, so that no request is lost before the keeper waits.
   sigset_t set, old;
   sigemptyset(&set);
@@ -205,17 +249,19 @@ Status Keeper::spawn(const std::string& dir, bool detached, std::chrono::millise
     }
     ::signal(SIGPIPE, SIG_IGN);
     ::close(notify[0]);
-    close_inherited(notify[1]);
+    close_inherited(notify[1], folder[0]);
     const int null = ::open("/dev/null", O_RDWR);
     ::dup2(null, STDIN_FILENO);
     ::dup2(null, STDOUT_FILENO);
     if (null > 2) ::close(null);
-    KeeperLoop(dir, detached, grace, notify[1], runner).run();
+    KeeperLoop(dir, detached, grace, notify[1], folder[0], runner).run();
   }
   ::sigprocmask(SIG_SETMASK, &old, nullptr);
   ::close(notify[1]);
+  if (folder[0] >= 0) ::close(folder[0]);
   if (pid < 0) {
     ::close(notify[0]);
+    if (folder[1] >= 0) ::close(folder[1]);
     return Status::IoError("fork: " + std::string(std::strerror(errno)));
   }
   std::unique_ptr<Keeper> k(new Keeper());
@@ -223,6 +269,7 @@ Status Keeper::spawn(const std::string& dir, bool detached, std::chrono::millise
   k->id_ = ProcessId::of(pid);
   k->child_ = true;
   k->notify_fd_ = notify[0];
+  k->folder_fd_ = folder[1];
   *out = std::move(k);
   return Status::Ok();
 }
@@ -234,8 +281,22 @@ std::unique_ptr<Keeper> Keeper::adopt(const std::string& dir, const ProcessId& i
   return k;
 }
 
+Status Keeper::assign(const std::string& dir) {
+  if (folder_fd_ < 0 || !dir_.empty()) return Status::Invalid("not a spare keeper");
+  const std::string line = dir + "\n";
+  if (line.size() > PIPE_BUF) return Status::Invalid("folder name too long: " + dir);
+  if (::write(folder_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    return Status::IoError("the keeper is gone");
+  }
+  ::close(folder_fd_);
+  folder_fd_ = -1;
+  dir_ = dir;
+  return Status::Ok();
+}
+
 Keeper::~Keeper() {
   if (notify_fd_ >= 0) ::close(notify_fd_);
+  if (folder_fd_ >= 0) ::close(folder_fd_);
   if (child_ && !reaped_) {
     int st = 0;
     ::waitpid(id_.pid, &st, WNOHANG);

@@ -1,5 +1,6 @@
 // The keeper of one attempt (docs/worker.md "The runner dies, the host
-// reboots"): a small process the runner forks before `start`, which runs
+// reboots"): a small process the runner forks before `start` (as a spare,
+// while its claim waits, and tells it its folder once it has an attempt), which runs
 // each step's command, waits for it and writes its end to the attempt's
 // folder (fsynced) before it does anything else. The attempt's
 // execution_handle names it (journal.h ProcessId).
@@ -59,8 +60,13 @@ class Keeper {
  public:
   // Forks the keeper of the attempt folder `dir`. Call from the runner's
   // only thread (a parent-death signal follows the thread that forked).
+  // `dir` empty: a spare, forked before there is an attempt (while the
+  // runner's claim waits), so that a claim's step is not kept waiting for
+  // a fork; assign() gives it its folder.
   static Status spawn(const std::string& dir, bool detached, std::chrono::milliseconds grace,
                       std::unique_ptr<Keeper>* out);
+  // A spare's attempt folder, before its first run().
+  Status assign(const std::string& dir);
   // A keeper an earlier runner left (no notify pipe; its records are polled).
   static std::unique_ptr<Keeper> adopt(const std::string& dir, const ProcessId& id);
   ~Keeper();
@@ -89,6 +95,7 @@ class Keeper {
   bool child_ = false;  // forked by this runner: reaped by it
   bool reaped_ = false;
   int notify_fd_ = -1;
+  int folder_fd_ = -1;  // a spare's: where assign() writes its folder
 };
 
 // TERM to each, up to `grace` for them to go, KILL to the rest; how many there were.

@@ -152,6 +152,8 @@ class Runner {
  public:
   explicit Runner(const WorkOptions& o) : o_(o) {}
   int run();
+  // run() but for the spare keeper's end.
+  int claim_and_run();
 
  private:
   int preflight();
@@ -208,6 +210,8 @@ class Runner {
   std::string handle_;
   std::string attempt_dir_;
   std::unique_ptr<Keeper> keeper_;
+  // Forked while the claim waits, for the next attempt (Keeper::spawn).
+  std::unique_ptr<Keeper> spare_keeper_;
   std::string current_step_;
   Clock::time_point next_heartbeat_{};
   Clock::time_point last_success_{};
@@ -761,7 +765,14 @@ AttemptEnd Runner::run_attempt(const json& claimed) {
   }
   write_file(attempt_dir_ + "/prior_outputs.json", prior.dump());
   // The keeper first: the execution handle `start` sends names it.
-  Status spawned = Keeper::spawn(attempt_dir_, o_.keeper_detached, o_.grace, &keeper_);
+  Status spawned = Status::Invalid("no spare keeper");
+  if (spare_keeper_ && spare_keeper_->alive()) spawned = spare_keeper_->assign(attempt_dir_);
+  if (spawned.ok()) {
+    keeper_ = std::move(spare_keeper_);
+  } else {
+    spare_keeper_.reset();
+    spawned = Keeper::spawn(attempt_dir_, o_.keeper_detached, o_.grace, &keeper_);
+  }
   if (spawned.ok()) {
     handle_ = keeper_->id().handle();
     journal_attempt();
@@ -962,6 +973,12 @@ client::Response Runner::claim() {
 }
 
 int Runner::run() {
+  const int code = claim_and_run();
+  if (spare_keeper_) spare_keeper_->finish();
+  return code;
+}
+
+int Runner::claim_and_run() {
   if (int code = preflight(); code != kExitSucceeded) return code;
   struct sigaction stop {};
   stop.sa_handler = on_stop_signal;
@@ -983,6 +1000,11 @@ int Runner::run() {
       continue;
     }
     if (g_stop_signals.load() > 0 || g_no_more_claims.load()) return kExitSucceeded;
+    if (!spare_keeper_ || !spare_keeper_->alive()) {
+      spare_keeper_.reset();
+      // Not there, the attempt forks its keeper itself.
+      (void)Keeper::spawn("", o_.keeper_detached, o_.grace, &spare_keeper_);
+    }
     client::Response claimed = claim();
     // Stopped while the claim waited (claim()): a clean stop, nothing claimed.
     if (claimed.status == 0 && (g_stop_signals.load() > 0 || g_no_more_claims.load())) {

@@ -311,6 +311,45 @@ TEST_F(WorkTest, OnlyTheNewestAttemptFoldersAreKept) {
   EXPECT_TRUE(attempt_folders().empty());
 }
 
+// The processes whose command line names `state_dir`: a runner and the
+// keepers it forked.
+int processes_of(const std::string& state_dir) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = read_whole_file(e.path().string() + "/cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    const std::string stat = read_whole_file(e.path().string() + "/stat");
+    const size_t close = stat.rfind(") ");
+    const bool zombie = close != std::string::npos && stat.compare(close + 2, 1, "Z") == 0;
+    if (!zombie && cmdline.find(" " + state_dir + " ") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+// The keeper forked while the claim waits goes with its runner, killed or
+// stopped, bound or detached: nothing of the runner is left behind.
+TEST_F(WorkTest, TheKeeperForkedWhileTheClaimWaitsGoesWithItsRunner) {
+  for (const std::string keeper : {"bound", "detached"}) {
+    for (const int signal : {SIGKILL, SIGTERM}) {
+      SCOPED_TRACE(keeper + " " + std::to_string(signal));
+      const std::string state = path("state-" + keeper + std::to_string(signal));
+      TempDir out;
+      const pid_t runner =
+          spawn_process({bin_path("runledger"), "work", "--kind", "k", "--server", server_->url(),
+                         "--state-dir", state, "--wait-s", "30", "--keeper", keeper, "--", "true"},
+                        clean_environment(), out.path() + "/out", out.path() + "/err");
+      for (int i = 0; i < 100 && processes_of(state) < 2; ++i) std::this_thread::sleep_for(50ms);
+      EXPECT_EQ(processes_of(state), 2);  // the runner and its spare keeper
+      ::kill(runner, signal);
+      wait_for_exit(runner);
+      for (int i = 0; i < 100 && processes_of(state) > 0; ++i) std::this_thread::sleep_for(50ms);
+      EXPECT_EQ(processes_of(state), 0);
+    }
+  }
+}
+
 // A runner told to stop while its claim waits for work stops at once, not
 // after --wait-s; the server gives the next job to a claim that still waits,
 // not to the one whose runner left.
