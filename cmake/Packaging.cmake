@@ -1,9 +1,9 @@
 # Installing runledger, and its Debian package:
 #   cmake --build build --target package   ->  build/runledger_<version>_amd64.deb
-# The package holds both binaries (stripped), the runledgerd.service systemd
-# unit, /etc/default/runledgerd (a conffile), the man pages and the
-# maintainer scripts that create the service's system user. The sources of
-# all but the binaries are in packaging/; docs/operations.md says how to use
+# The package holds both binaries and the keeper program (stripped), the
+# runledgerd.service systemd unit, /etc/default/runledgerd (a conffile), the
+# man pages and the maintainer scripts that create the service's system user.
+# The sources of all but the binaries are in packaging/; docs/operations.md says how to use
 # them. The package and monitoring checks are in tests/packaging/.
 
 set(RL_PKG_DIR ${CMAKE_SOURCE_DIR}/packaging)
@@ -62,6 +62,9 @@ License: Apache-2.0
 # Paths outside the prefix (/etc, /lib/systemd) are absolute: the package
 # installs to /usr, and those files belong where systemd and Debian look.
 install(TARGETS runledgerd runledger RUNTIME DESTINATION bin)
+# Started by `runledger work` only, never by hand: beside the package's
+# other private programs rather than on PATH (worker/keeper.h).
+install(TARGETS runledger-keeper RUNTIME DESTINATION lib/runledger)
 install(FILES ${RL_PKG_DIR}/systemd/runledgerd.service DESTINATION /lib/systemd/system)
 install(FILES ${RL_PKG_DIR}/debian/runledgerd.default DESTINATION /etc/default
         RENAME runledgerd)

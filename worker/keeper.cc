@@ -12,10 +12,12 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "worker/spawn.h"
 #include "worker/step_process.h"
 
 namespace runledger::worker {
@@ -222,8 +224,56 @@ std::string step_file(const std::string& dir, const std::string& step, const cha
   return dir + "/step-" + step + suffix;
 }
 
+// The keeper program beside this one (build/bin/), else where the package
+// installs it (/usr/lib/runledger/ for /usr/bin/runledger); "" when there
+// is none.
+const std::string& keeper_program() {
+  static const std::string path = [] {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return std::string();
+    for (const std::filesystem::path& p :
+         {self.parent_path() / kKeeperProgram,
+          self.parent_path() / ".." / "lib" / "runledger" / kKeeperProgram}) {
+      if (::access(p.c_str(), X_OK) == 0) return p.string();
+    }
+    return std::string();
+  }();
+  return path;
+}
+
+[[noreturn]] void run_keeper_process(const KeeperSetup& s) {
+  // The runner blocked the keeper's signals before it started this process:
+  // none is lost before the loop waits for them.
+  ::setsid();  // a terminal's Ctrl-C to the runner's group is the runner's to handle
+  if (!s.detached) {
+    ::prctl(PR_SET_PDEATHSIG, SIGHUP);
+    if (::getppid() != s.runner) ::_exit(0);  // its runner died before it could tell
+  }
+  for (int sig : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGINT, SIGTSTP, SIGQUIT}) {
+    ::signal(sig, SIG_DFL);
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  close_inherited(s.notify_fd, s.folder_fd);
+  const int null = ::open("/dev/null", O_RDWR);
+  ::dup2(null, STDIN_FILENO);
+  ::dup2(null, STDOUT_FILENO);
+  if (null > 2) ::close(null);
+  KeeperLoop(s.dir, s.detached, s.grace, s.notify_fd, s.folder_fd, s.runner).run();
+}
+
 Status Keeper::spawn(const std::string& dir, bool detached, std::chrono::milliseconds grace,
                      std::unique_ptr<Keeper>* out) {
+  return start(dir, dir, detached, grace, out);
+}
+
+Status Keeper::spawn_spare(const std::string& state_dir, bool detached,
+                           std::chrono::milliseconds grace, std::unique_ptr<Keeper>* out) {
+  return start("", state_dir, detached, grace, out);
+}
+
+Status Keeper::start(const std::string& dir, const std::string& label, bool detached,
+                     std::chrono::milliseconds grace, std::unique_ptr<Keeper>* out) {
   int notify[2];
   if (::pipe2(notify, O_CLOEXEC) != 0) {
     return Status::IoError("pipe: " + std::string(std::strerror(errno)));
@@ -234,35 +284,48 @@ Status Keeper::spawn(const std::string& dir, bool detached, std::chrono::millise
     ::close(notify[1]);
     return Status::IoError("pipe: " + std::string(std::strerror(errno)));
   }
-  // Blocked before the fork, so that no request is lost before the keeper waits.
-  sigset_t set, old;
-  sigemptyset(&set);
-  for (int s : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGCHLD, SIGINT}) sigaddset(&set, s);
-  ::sigprocmask(SIG_BLOCK, &set, &old);
-  const pid_t runner = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setsid();  // a terminal's Ctrl-C to the runner's group is the runner's to handle
-    if (!detached) ::prctl(PR_SET_PDEATHSIG, SIGHUP);
-    for (int s : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGINT, SIGTSTP, SIGQUIT}) {
-      ::signal(s, SIG_DFL);
-    }
-    ::signal(SIGPIPE, SIG_IGN);
-    ::close(notify[0]);
-    close_inherited(notify[1], folder[0]);
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(null, STDIN_FILENO);
-    ::dup2(null, STDOUT_FILENO);
-    if (null > 2) ::close(null);
-    KeeperLoop(dir, detached, grace, notify[1], folder[0], runner).run();
+  KeeperSetup setup{dir, detached, grace, notify[1], folder[0], ::getpid()};
+  // Blocked from its first instruction on, so that no request is lost
+  // before it waits for them.
+  sigset_t keeper_signals;
+  sigemptyset(&keeper_signals);
+  for (int sig : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGCHLD, SIGINT}) {
+    sigaddset(&keeper_signals, sig);
   }
-  ::sigprocmask(SIG_SETMASK, &old, nullptr);
+  const std::string& program = keeper_program();
+  if (program.empty()) {
+    ::close(notify[0]);
+    ::close(notify[1]);
+    if (folder[0] >= 0) ::close(folder[0]);
+    if (folder[1] >= 0) ::close(folder[1]);
+    return Status::IoError(std::string("the keeper program ") + kKeeperProgram +
+                           " is neither beside this program nor in ../lib/runledger/");
+  }
+  SpawnSpec spec;
+  spec.argv = {program,
+               "--runner",
+               std::to_string(setup.runner),
+               "--notify-fd",
+               std::to_string(setup.notify_fd),
+               "--folder-fd",
+               std::to_string(setup.folder_fd),
+               "--grace-ms",
+               std::to_string(grace.count()),
+               "--keeper",
+               detached ? "detached" : "bound",
+               dir.empty() ? "--spare-for" : "--folder",
+               label};
+  spec.keep_fds = {setup.notify_fd};
+  if (setup.folder_fd >= 0) spec.keep_fds.push_back(setup.folder_fd);
+  spec.blocked = keeper_signals;
+  const pid_t pid = spawn_program(spec);
+  const int fork_error = errno;
   ::close(notify[1]);
   if (folder[0] >= 0) ::close(folder[0]);
   if (pid < 0) {
     ::close(notify[0]);
     if (folder[1] >= 0) ::close(folder[1]);
-    return Status::IoError("fork: " + std::string(std::strerror(errno)));
+    return Status::IoError("cannot start the keeper: " + std::string(std::strerror(fork_error)));
   }
   std::unique_ptr<Keeper> k(new Keeper());
   k->dir_ = dir;

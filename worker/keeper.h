@@ -1,6 +1,7 @@
 // The keeper of one attempt (docs/worker.md "The runner dies, the host
-// reboots"): a small process the runner forks before `start` (as a spare,
-// while its claim waits, and tells it its folder once it has an attempt), which runs
+// reboots"): a small program (runledger-keeper) the runner starts before
+// `start` (as a spare, while its claim waits, and tells it its folder once
+// it has an attempt), which runs
 // each step's command, waits for it and writes its end to the attempt's
 // folder (fsynced) before it does anything else. The attempt's
 // execution_handle names it (journal.h ProcessId).
@@ -58,13 +59,16 @@ std::string step_file(const std::string& dir, const std::string& step, const cha
 
 class Keeper {
  public:
-  // Forks the keeper of the attempt folder `dir`. Call from the runner's
-  // only thread (a parent-death signal follows the thread that forked).
-  // `dir` empty: a spare, forked before there is an attempt (while the
-  // runner's claim waits), so that a claim's step is not kept waiting for
-  // a fork; assign() gives it its folder.
+  // Starts the keeper of the attempt folder `dir`: the keeper program
+  // (kKeeperProgram), installed beside this one. Call from the runner's only
+  // thread (a parent-death signal follows the thread that started it).
   static Status spawn(const std::string& dir, bool detached, std::chrono::milliseconds grace,
                       std::unique_ptr<Keeper>* out);
+  // A spare keeper of the state folder `state_dir`, started before there is
+  // an attempt (while the runner's claim waits), so that a claim's step is
+  // not kept waiting for it; assign() gives it its attempt's folder.
+  static Status spawn_spare(const std::string& state_dir, bool detached,
+                            std::chrono::milliseconds grace, std::unique_ptr<Keeper>* out);
   // A spare's attempt folder, before its first run().
   Status assign(const std::string& dir);
   // A keeper an earlier runner left (no notify pipe; its records are polled).
@@ -90,6 +94,9 @@ class Keeper {
 
  private:
   Keeper() = default;
+  // `label`: the folder named on the keeper program's command line.
+  static Status start(const std::string& dir, const std::string& label, bool detached,
+                      std::chrono::milliseconds grace, std::unique_ptr<Keeper>* out);
   std::string dir_;
   ProcessId id_;
   bool child_ = false;  // forked by this runner: reaped by it
@@ -97,6 +104,27 @@ class Keeper {
   int notify_fd_ = -1;
   int folder_fd_ = -1;  // a spare's: where assign() writes its folder
 };
+
+// The keeper program, built beside `runledger` and installed in
+// /usr/lib/runledger/: a keeper of its own image, which shares no memory
+// with its runner (tools/keeper_main.cc).
+inline constexpr char kKeeperProgram[] = "runledger-keeper";
+// Its path: beside this program, else in ../lib/runledger/; "" when it is
+// in neither.
+const std::string& keeper_program();
+
+// What a keeper process is told when it starts.
+struct KeeperSetup {
+  std::string dir;  // empty: a spare, told its folder on folder_fd
+  bool detached = false;
+  std::chrono::milliseconds grace{0};
+  int notify_fd = -1;  // a byte written here: a record was written
+  int folder_fd = -1;  // a spare's: the attempt's folder comes on it
+  pid_t runner = 0;
+};
+// Becomes the keeper: the keeper program's main, started with the keeper's
+// signals blocked. Never returns.
+[[noreturn]] void run_keeper_process(const KeeperSetup& setup);
 
 // TERM to each, up to `grace` for them to go, KILL to the rest; how many there were.
 int stop_session(pid_t sid, std::chrono::milliseconds grace);

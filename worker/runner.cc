@@ -285,6 +285,13 @@ int Runner::preflight() {
     std::fprintf(stderr, "runledger work: preflight: /bin/sh cannot be executed\n");
     return kExitConfig;
   }
+  if (keeper_program().empty()) {
+    std::fprintf(stderr,
+                 "runledger work: preflight: %s is neither beside runledger nor in "
+                 "../lib/runledger/\n",
+                 kKeeperProgram);
+    return kExitConfig;
+  }
   const char* from_env = std::getenv("STATE_DIRECTORY");
   state_dir_ = !o_.state_dir.empty() ? o_.state_dir
                : from_env != nullptr ? from_env
@@ -1003,7 +1010,7 @@ int Runner::claim_and_run() {
     if (!spare_keeper_ || !spare_keeper_->alive()) {
       spare_keeper_.reset();
       // Not there, the attempt forks its keeper itself.
-      (void)Keeper::spawn("", o_.keeper_detached, o_.grace, &spare_keeper_);
+      (void)Keeper::spawn_spare(state_dir_, o_.keeper_detached, o_.grace, &spare_keeper_);
     }
     client::Response claimed = claim();
     // Stopped while the claim waited (claim()): a clean stop, nothing claimed.

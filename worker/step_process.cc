@@ -3,11 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "worker/spawn.h"
+
 namespace runledger::worker {
 namespace {
 
@@ -26,87 +24,22 @@ constexpr size_t kReadChunk = 64 * 1024;
 // whatever the child writes.
 constexpr size_t kLineBytesMax = 64 * 1024;
 
-std::vector<char*> c_strings(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  out.reserve(v.size() + 1);
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
-
-// What the child of spawn() needs, prepared by the parent: the child shares
-// the parent's memory until it execs, so it allocates nothing and takes no
-// lock (it runs async-signal-safe calls only).
-struct SpawnPlan {
-  char* const* argv;
-  char* const* envp;
-  int null_fd, out_fd, err_fd;
-  bool die_with_parent;
-  pid_t parent;
-  const char* cannot_execute;  // "cannot execute NAME: "
-};
-
-int spawned_child(void* arg) {
-  const SpawnPlan& p = *static_cast<const SpawnPlan*>(arg);
-  // A session of its own, so that the whole step can be stopped.
-  ::setsid();
-  if (p.die_with_parent) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != p.parent) ::_exit(128 + SIGKILL);
-  }
-  ::dup2(p.null_fd, STDIN_FILENO);
-  ::dup2(p.out_fd, STDOUT_FILENO);
-  ::dup2(p.err_fd, STDERR_FILENO);
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::execvpe(p.argv[0], p.argv, p.envp);
-  const int error = errno;
-  const char* why = ::strerrordesc_np(error);
-  (void)!::write(STDERR_FILENO, p.cannot_execute, std::strlen(p.cannot_execute));
-  (void)!::write(STDERR_FILENO, why, std::strlen(why));
-  (void)!::write(STDERR_FILENO, "\n", 1);
-  ::_exit(error == ENOENT ? 127 : 126);
-}
-
 }  // namespace
 
-// The step is started the way posix_spawn starts a program: a child that
-// shares the parent's memory and runs until it execs while the parent waits
-// (CLONE_VM | CLONE_VFORK). A fork would copy the parent's page tables and
-// then fault in a copy of every page either side writes: milliseconds a
-// step on a small machine. posix_spawn itself cannot set PR_SET_PDEATHSIG.
 pid_t StepProcess::spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                          int out_fd, int err_fd, bool die_with_parent) {
-  std::vector<char*> args = c_strings(argv);
-  std::vector<char*> envp = c_strings(env);
-  const std::string cannot_execute = "cannot execute " + argv[0] + ": ";
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd < 0) return -1;
-  SpawnPlan plan{args.data(), envp.data(),     null_fd,    out_fd,
-                 err_fd,      die_with_parent, ::getpid(), cannot_execute.c_str()};
-  // Its own stack: execvpe builds each candidate path on it.
-  constexpr size_t kStackBytes = 256 * 1024;
-  void* stack = ::mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (stack == MAP_FAILED) {
-    ::close(null_fd);
-    return -1;
-  }
-  // No handler of the parent may run in the child, on the parent's memory:
-  // every signal stays blocked until the child has set them to default.
-  sigset_t all, old;
-  sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &old);
-  const pid_t pid = ::clone(spawned_child, static_cast<char*>(stack) + kStackBytes,
-                            CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
-  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  ::munmap(stack, kStackBytes);
+  SpawnSpec spec;
+  spec.argv = argv;
+  spec.env = &env;
+  spec.stdin_fd = null_fd;
+  spec.stdout_fd = out_fd;
+  spec.stderr_fd = err_fd;
+  // A session of its own, so that the whole step can be stopped.
+  spec.new_session = true;
+  spec.die_with_parent = die_with_parent;
+  const pid_t pid = spawn_program(spec);
   ::close(null_fd);
   return pid;
 }

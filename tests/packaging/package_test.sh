@@ -75,6 +75,7 @@ has() { # has MODE PATH
 }
 check "usr/bin/runledgerd, 0755" has -rwxr-xr-x usr/bin/runledgerd
 check "usr/bin/runledger, 0755" has -rwxr-xr-x usr/bin/runledger
+check "usr/lib/runledger/runledger-keeper, 0755" has -rwxr-xr-x usr/lib/runledger/runledger-keeper
 check "lib/systemd/system/runledgerd.service" has -rw-r--r-- lib/systemd/system/runledgerd.service
 check "etc/default/runledgerd" has -rw-r--r-- etc/default/runledgerd
 check "usr/share/man/man8/runledgerd.8.gz" has -rw-r--r-- usr/share/man/man8/runledgerd.8.gz
@@ -86,12 +87,18 @@ check "nothing under usr/local" test -z "$(grep '\./usr/local' <<<"$contents" ||
 root="$scratch/root"
 dpkg -x "$deb" "$root"
 if command -v file >/dev/null; then
-  for bin in runledgerd runledger; do
-    check "$bin is stripped" grep -q ', stripped' < <(file "$root/usr/bin/$bin")
+  for bin in usr/bin/runledgerd usr/bin/runledger usr/lib/runledger/runledger-keeper; do
+    check "$bin is stripped" grep -q ', stripped' < <(file "$root/$bin")
   done
 fi
 check "runledgerd --help runs" grep -q -- '--listen' < <("$root/usr/bin/runledgerd" --help)
 check "runledger --help runs" grep -q -- 'verify' < <("$root/usr/bin/runledger" --help)
+# runledger work finds its keeper where the package puts it (its preflight
+# refuses with 78 when it cannot; 69 is "no server", past the preflight).
+work_code=0
+"$root/usr/bin/runledger" work --kind k --once --wait-s 0 --server http://127.0.0.1:1 \
+  --state-dir "$scratch/work-state" -- true >/dev/null 2>&1 || work_code=$?
+check "runledger work finds usr/lib/runledger/runledger-keeper" test "$work_code" = 69
 
 # The man pages render without a warning.
 for page in usr/share/man/man8/runledgerd.8.gz usr/share/man/man1/runledger.1.gz; do
