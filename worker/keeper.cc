@@ -51,6 +51,14 @@ void close_inherited(int keep, int keep_too) {
   for (int fd : fds) ::close(fd);
 }
 
+// The signals a keeper waits for (sigtimedwait), blocked from its start on.
+sigset_t keeper_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGCHLD, SIGINT}) sigaddset(&set, sig);
+  return set;
+}
+
 class KeeperLoop {
  public:
   // `dir` empty: a spare, told its folder on `folder_fd` before its first
@@ -69,9 +77,7 @@ class KeeperLoop {
     // keeper's child rather than init's: step_left_processes() then tells
     // at once whether there is anything to look for.
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-    sigset_t set;
-    sigemptyset(&set);
-    for (int s : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGCHLD, SIGINT}) sigaddset(&set, s);
+    const sigset_t set = keeper_signals();
     for (;;) {
       timespec wait{0, (child_ ? 20 : kKeeperIdleWait.count()) * 1'000'000L};
       siginfo_t info;
@@ -285,13 +291,6 @@ Status Keeper::start(const std::string& dir, const std::string& label, bool deta
     return Status::IoError("pipe: " + std::string(std::strerror(errno)));
   }
   KeeperSetup setup{dir, detached, grace, notify[1], folder[0], ::getpid()};
-  // Blocked from its first instruction on, so that no request is lost
-  // before it waits for them.
-  sigset_t keeper_signals;
-  sigemptyset(&keeper_signals);
-  for (int sig : {SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGCHLD, SIGINT}) {
-    sigaddset(&keeper_signals, sig);
-  }
   const std::string& program = keeper_program();
   if (program.empty()) {
     ::close(notify[0]);
@@ -317,7 +316,9 @@ Status Keeper::start(const std::string& dir, const std::string& label, bool deta
                label};
   spec.keep_fds = {setup.notify_fd};
   if (setup.folder_fd >= 0) spec.keep_fds.push_back(setup.folder_fd);
-  spec.blocked = keeper_signals;
+  // Blocked from its first instruction on, so that no request is lost
+  // before it waits for them.
+  spec.blocked = keeper_signals();
   const pid_t pid = spawn_program(spec);
   const int fork_error = errno;
   ::close(notify[1]);

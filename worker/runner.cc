@@ -210,7 +210,7 @@ class Runner {
   std::string handle_;
   std::string attempt_dir_;
   std::unique_ptr<Keeper> keeper_;
-  // Forked while the claim waits, for the next attempt (Keeper::spawn).
+  // Started while the claim waits, for the next attempt (Keeper::spawn_spare).
   std::unique_ptr<Keeper> spare_keeper_;
   std::string current_step_;
   Clock::time_point next_heartbeat_{};
@@ -1009,7 +1009,7 @@ int Runner::claim_and_run() {
     if (g_stop_signals.load() > 0 || g_no_more_claims.load()) return kExitSucceeded;
     if (!spare_keeper_ || !spare_keeper_->alive()) {
       spare_keeper_.reset();
-      // Not there, the attempt forks its keeper itself.
+      // Not there, the attempt starts its keeper itself.
       (void)Keeper::spawn_spare(state_dir_, o_.keeper_detached, o_.grace, &spare_keeper_);
     }
     client::Response claimed = claim();

@@ -4,6 +4,7 @@
 // and files, and no token in them; cancel at a boundary and by interrupt;
 // SIGTERM hands the attempt back with yield; preflight refusals.
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -266,6 +267,29 @@ TEST_F(WorkTest, PreflightRefusesWhatCannotWork) {
   CliResult down = run_cli({"work", "--kind", "k", "--server", nobody, "--once", "--state-dir",
                             path("state-down"), "--", "true"});
   EXPECT_EQ(down.code, 69) << down.err;
+}
+
+// runledger without runledger-keeper beside it (nor in ../lib/runledger/):
+// its preflight says so, and no job is claimed.
+TEST_F(WorkTest, PreflightRefusesWithoutTheKeeperProgram) {
+  enqueue("j1", {"A"});
+  TempDir alone;
+  const std::string lonely = alone.path() + "/runledger";
+  // A hard link: the program runs from this folder (/proc/self/exe names
+  // the link), which holds no keeper program.
+  if (::link(bin_path("runledger").c_str(), lonely.c_str()) != 0) {
+    std::filesystem::copy_file(bin_path("runledger"), lonely);
+  }
+  std::vector<std::string> argv = {lonely};
+  for (const std::string& a : work_args({"--", "true"})) argv.push_back(a);
+  TempDir out;
+  const pid_t runner =
+      spawn_process(argv, clean_environment(), out.path() + "/out", out.path() + "/err");
+
+  EXPECT_EQ(wait_for_exit(runner), 78);
+  EXPECT_NE(read_whole_file(out.path() + "/err").find("runledger-keeper"), std::string::npos)
+      << read_whole_file(out.path() + "/err");
+  EXPECT_EQ(job("j1").value("state", ""), "QUEUED");
 }
 
 TEST_F(WorkTest, TwoRunnersNeverShareAStateFolder) {
