@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Many big reads at once against the reply budget (docs/performance.md,
+"Big reads at once"; docs/operations.md, `--reply-bytes-max`).
+
+Starts runledgerd on a folder of N finished jobs (made by `runledger bench
+memory --finished-jobs N` on the first run), then R readers at once each GET
+/v1/events?limit=10000 (a few MB a reply) `--rounds` times on a keep-alive
+connection, reading each reply slowly when `--slow` (64 KiB every 10 ms),
+while a prober asks /v1/health every 100 ms. Prints the replies by status,
+the server's resident memory before, at its peak and 5 s after, and the
+health probe's latency. Checks its own results, never its speed: every 200
+is the page asked for (events in seq order after `after`), every 503 says
+`Retry-After`, and every health probe is answered 200; exit 1 otherwise.
+
+Usage: bench/reply_budget.py [--bin build/bin] [--jobs 20000] [--data DIR]
+                             [--readers 128] [--rounds 3] [--slow]
+                             [--reply-bytes-max N]
+"""
+import argparse
+import http.client
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from loopback import free_port
+
+PAGE = 10_000
+
+
+def rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def percentile(values, p):
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, int(len(s) * p))]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default="build/bin")
+    ap.add_argument("--jobs", type=int, default=20_000)
+    ap.add_argument("--data", default="")
+    ap.add_argument("--readers", type=int, default=128)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--slow", action="store_true")
+    ap.add_argument("--reply-bytes-max", type=int, default=0)
+    a = ap.parse_args()
+
+    data = a.data or tempfile.mkdtemp(prefix="runledger-reply-budget-")
+    if not os.path.isdir(data) or not os.listdir(data):
+        print(f"generating {a.jobs} finished jobs in {data} ...", file=sys.stderr)
+        subprocess.run([f"{a.bin}/runledger", "bench", "memory", "--finished-jobs", str(a.jobs),
+                        "--data", data], check=True, stdout=subprocess.DEVNULL)
+    port = free_port()
+    cmd = [f"{a.bin}/runledgerd", "--listen", f"127.0.0.1:{port}", "--data", data,
+           "--log-level", "error"]
+    if a.reply_bytes_max:
+        cmd += ["--reply-bytes-max", str(a.reply_bytes_max)]
+    server = subprocess.Popen(cmd)
+    problems = []
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                c.request("GET", "/v1/health")
+                health = json.loads(c.getresponse().read())
+                break
+            except OSError:
+                if time.time() > deadline:
+                    sys.exit("runledgerd did not start")
+                time.sleep(0.2)
+        last_seq = health["last_seq"]
+        rss_before = rss_mib(server.pid)
+
+        lock = threading.Lock()
+        statuses = {}
+        served_bytes = [0]
+        stop = threading.Event()
+        rss_peak = [rss_before]
+        probes = []
+
+        def reader(i):
+            rng = random.Random(i)
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            for _ in range(a.rounds):
+                after = rng.randrange(0, max(1, last_seq - PAGE))
+                try:
+                    conn.request("GET", f"/v1/events?after={after}&limit={PAGE}")
+                    r = conn.getresponse()
+                    if a.slow:
+                        body = bytearray()
+                        while chunk := r.read(64 * 1024):
+                            body += chunk
+                            time.sleep(0.01)
+                    else:
+                        body = r.read()
+                except (OSError, http.client.HTTPException) as e:
+                    with lock:
+                        problems.append(f"reader {i}: {e}")
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                    continue
+                with lock:
+                    statuses[r.status] = statuses.get(r.status, 0) + 1
+                    served_bytes[0] += len(body)
+                if r.status == 200:
+                    seqs = [e["seq"] for e in json.loads(body)["events"]]
+                    want = list(range(after + 1, min(after + PAGE, last_seq) + 1))
+                    if seqs != want:
+                        with lock:
+                            problems.append(f"reader {i}: a page after {after} is not the log")
+                elif r.status == 503:
+                    if r.getheader("Retry-After") is None:
+                        with lock:
+                            problems.append(f"reader {i}: a 503 without Retry-After")
+                    time.sleep(1)
+                else:
+                    with lock:
+                        problems.append(f"reader {i}: status {r.status}")
+
+        def prober():
+            while not stop.is_set():
+                t = time.perf_counter()
+                try:
+                    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                    c.request("GET", "/v1/health")
+                    status = c.getresponse().status
+                    c.close()
+                except OSError:
+                    status = 0
+                probes.append((time.perf_counter() - t) * 1000)
+                if status != 200:
+                    problems.append(f"a health probe got {status or 'no answer in 5 s'}")
+                time.sleep(0.1)
+
+        def sampler():
+            while not stop.is_set():
+                rss_peak[0] = max(rss_peak[0], rss_mib(server.pid))
+                time.sleep(0.05)
+
+        helpers = [threading.Thread(target=prober), threading.Thread(target=sampler)]
+        for h in helpers:
+            h.start()
+        began = time.monotonic()
+        readers = [threading.Thread(target=reader, args=(i,)) for i in range(a.readers)]
+        for t in readers:
+            t.start()
+        for t in readers:
+            t.join()
+        took = time.monotonic() - began
+        stop.set()
+        for h in helpers:
+            h.join()
+        time.sleep(5)
+        rss_after = rss_mib(server.pid)
+
+        print(f"{last_seq} events in the log; {a.readers} readers x {a.rounds} reads of "
+              f"{PAGE} events{' read slowly' if a.slow else ''}, in {took:.1f} s")
+        print(f"  replies by status    {dict(sorted(statuses.items()))}")
+        print(f"  served               {served_bytes[0] / 2**20:.0f} MiB")
+        print(f"  server RSS MiB       before {rss_before:.0f}, peak {rss_peak[0]:.0f}, "
+              f"5 s after {rss_after:.0f}")
+        print(f"  /v1/health ms        p50 {percentile(probes, 0.5):.1f}, "
+              f"p99 {percentile(probes, 0.99):.1f}, max {max(probes or [0]):.1f} "
+              f"({len(probes)} probes)")
+    finally:
+        server.terminate()
+        server.wait()
+    for p in problems[:20]:
+        print("  problem:", p)
+    if problems:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
