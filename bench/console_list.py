@@ -15,13 +15,11 @@ Usage: bench/console_list.py [--bin build/bin] [--jobs 1000000] [--data DIR] [--
 import argparse
 import http.client
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
 
-from loopback import free_port
+from loopback import finished_jobs_folder, start_server
 
 
 def main():
@@ -31,27 +29,10 @@ def main():
     ap.add_argument("--data", default="")
     ap.add_argument("--rounds", type=int, default=9)
     a = ap.parse_args()
-    data = a.data or tempfile.mkdtemp(prefix="runledger-console-list-")
-    if not os.path.isdir(data) or not os.listdir(data):
-        print(f"generating {a.jobs} finished jobs in {data} ...", file=sys.stderr)
-        subprocess.run([f"{a.bin}/runledger", "bench", "memory", "--finished-jobs", str(a.jobs),
-                        "--data", data], check=True, stdout=subprocess.DEVNULL)
-    port = free_port()
-    server = subprocess.Popen([f"{a.bin}/runledgerd", "--listen", f"127.0.0.1:{port}", "--data",
-                               data, "--log-level", "warn"])
+    data = finished_jobs_folder(
+        a.bin, a.jobs, a.data or tempfile.mkdtemp(prefix="runledger-console-list-"))
+    server, port, _ = start_server(a.bin, data, ["--log-level", "warn"])
     try:
-        deadline = time.time() + 120
-        while True:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                c.request("GET", "/v1/health")
-                if c.getresponse().status == 200:
-                    break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                sys.exit("runledgerd did not start")
-            time.sleep(0.2)
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
 
         def get(path):

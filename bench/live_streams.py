@@ -22,17 +22,9 @@ import tempfile
 import threading
 import time
 
-from loopback import free_port
+from loopback import free_port, rss_mib
 
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def rss_mib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def cpu_s(pid):

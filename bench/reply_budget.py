@@ -19,25 +19,15 @@ Usage: bench/reply_budget.py [--bin build/bin] [--jobs 20000] [--data DIR]
 import argparse
 import http.client
 import json
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-from loopback import free_port
+from loopback import finished_jobs_folder, rss_mib, start_server
 
 PAGE = 10_000
-
-
-def rss_mib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def percentile(values, p):
@@ -58,30 +48,14 @@ def main():
     ap.add_argument("--reply-bytes-max", type=int, default=0)
     a = ap.parse_args()
 
-    data = a.data or tempfile.mkdtemp(prefix="runledger-reply-budget-")
-    if not os.path.isdir(data) or not os.listdir(data):
-        print(f"generating {a.jobs} finished jobs in {data} ...", file=sys.stderr)
-        subprocess.run([f"{a.bin}/runledger", "bench", "memory", "--finished-jobs", str(a.jobs),
-                        "--data", data], check=True, stdout=subprocess.DEVNULL)
-    port = free_port()
-    cmd = [f"{a.bin}/runledgerd", "--listen", f"127.0.0.1:{port}", "--data", data,
-           "--log-level", "error"]
+    data = finished_jobs_folder(
+        a.bin, a.jobs, a.data or tempfile.mkdtemp(prefix="runledger-reply-budget-"))
+    extra = ["--log-level", "error"]
     if a.reply_bytes_max:
-        cmd += ["--reply-bytes-max", str(a.reply_bytes_max)]
-    server = subprocess.Popen(cmd)
+        extra += ["--reply-bytes-max", str(a.reply_bytes_max)]
+    server, port, health = start_server(a.bin, data, extra)
     problems = []
     try:
-        deadline = time.time() + 120
-        while True:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                c.request("GET", "/v1/health")
-                health = json.loads(c.getresponse().read())
-                break
-            except OSError:
-                if time.time() > deadline:
-                    sys.exit("runledgerd did not start")
-                time.sleep(0.2)
         last_seq = health["last_seq"]
         rss_before = rss_mib(server.pid)
 
