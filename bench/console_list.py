@@ -16,21 +16,17 @@ import argparse
 import http.client
 import json
 import sys
-import tempfile
 import time
 
-from loopback import finished_jobs_folder, start_server
+from loopback import add_folder_args, folder_from_args, start_server
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default="build/bin")
-    ap.add_argument("--jobs", type=int, default=1_000_000)
-    ap.add_argument("--data", default="")
+    add_folder_args(ap, jobs=1_000_000)
     ap.add_argument("--rounds", type=int, default=9)
     a = ap.parse_args()
-    data = finished_jobs_folder(
-        a.bin, a.jobs, a.data or tempfile.mkdtemp(prefix="runledger-console-list-"))
+    data = folder_from_args(a, "runledger-console-list-")
     server, port, _ = start_server(a.bin, data, ["--log-level", "warn"])
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -24,6 +25,19 @@ def rss_mib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def add_folder_args(ap, jobs):
+    """--bin, and --jobs and --data of the finished-jobs folder (default: a
+    new one of `jobs` jobs)."""
+    ap.add_argument("--bin", default="build/bin")
+    ap.add_argument("--jobs", type=int, default=jobs)
+    ap.add_argument("--data", default="")
+
+
+def folder_from_args(a, prefix):
+    """The folder of add_folder_args' flags, made when it is empty or missing."""
+    return finished_jobs_folder(a.bin, a.jobs, a.data or tempfile.mkdtemp(prefix=prefix))
 
 
 def finished_jobs_folder(bin_dir, jobs, data):

@@ -21,11 +21,10 @@ import http.client
 import json
 import random
 import sys
-import tempfile
 import threading
 import time
 
-from loopback import finished_jobs_folder, rss_mib, start_server
+from loopback import add_folder_args, folder_from_args, rss_mib, start_server
 
 PAGE = 10_000
 
@@ -39,17 +38,14 @@ def percentile(values, p):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default="build/bin")
-    ap.add_argument("--jobs", type=int, default=20_000)
-    ap.add_argument("--data", default="")
+    add_folder_args(ap, jobs=20_000)
     ap.add_argument("--readers", type=int, default=128)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--slow", action="store_true")
     ap.add_argument("--reply-bytes-max", type=int, default=0)
     a = ap.parse_args()
 
-    data = finished_jobs_folder(
-        a.bin, a.jobs, a.data or tempfile.mkdtemp(prefix="runledger-reply-budget-"))
+    data = folder_from_args(a, "runledger-reply-budget-")
     extra = ["--log-level", "error"]
     if a.reply_bytes_max:
         extra += ["--reply-bytes-max", str(a.reply_bytes_max)]
