@@ -1,10 +1,10 @@
 // runledger bench work (docs/worker.md "Speed and limits"): N `runledger
 // work` runners, real subprocesses, against one runledgerd (started here on
 // a temporary folder, or --server URL):
-//   1. steps:     N runners x M jobs of one trivial step (`date +%s%N`, which
-//                 prints the moment it was exec'd): steps/s, and a step's
-//                 overhead, claim reply to exec and exit to `done` durable
-//                 (from the runners' --summary json and the step's output);
+//   1. steps:     N runners x M jobs of one `true` step: steps/s, and a
+//                 step's overhead, claim reply to exec and exit to `done`
+//                 durable (from the runners' --summary json, whose exec and
+//                 exit moments the keeper reads);
 //   2. heartbeat: H runners each running a long step with a 3 s lease (a
 //                 heartbeat a second): the server's CPU per heartbeat;
 //   3. idle:      I runners long-polling claims of a kind nobody enqueues:
@@ -25,7 +25,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <thread>
 
@@ -220,8 +219,7 @@ void WorkBench::phase_steps() {
   }
   const int first = runner_seq_ + 1;
   const auto began = Clock::now();
-  std::vector<pid_t> pids =
-      start_runners(f_.runners, kind, {"--wait-s", "1", "--", "date", "+%s%N"});
+  std::vector<pid_t> pids = start_runners(f_.runners, kind, {"--wait-s", "1", "--", "true"});
   const bool all = wait_count(kind, "SUCCEEDED", total, std::chrono::seconds(600));
   r_.seconds = std::chrono::duration<double>(Clock::now() - began).count();
   stop_runners(pids);
@@ -229,35 +227,27 @@ void WorkBench::phase_steps() {
   r_.expect(all && r_.count == total, "every job of the steps phase succeeded");
   bench::LatencyRecorder to_exec, to_done;
   uint64_t summaries = 0;
+  uint64_t in_order = 0;  // claim <= exec <= exit <= done, as they must be
   for (int i = first; i < first + f_.runners; ++i) {
     std::ifstream in(tmp_ + "/r" + std::to_string(i) + ".out");
-    std::map<std::string, int64_t> exec_ns;  // job -> when its step was exec'd
-    std::vector<json> lines;
     for (std::string line; std::getline(in, line);) {
-      if (!line.empty() && line[0] == '{') {
-        lines.push_back(json::parse(line, nullptr, false));
-      } else if (line.rfind("job=", 0) == 0) {
-        const std::string job = line.substr(4, line.find(' ') - 4);
-        const std::string ns = line.substr(line.rfind(' ') + 1);
-        if (!ns.empty() && std::all_of(ns.begin(), ns.end(), ::isdigit)) {
-          exec_ns[job] = std::stoll(ns);
-        }
-      }
-    }
-    for (const json& s : lines) {
+      const json s = json::parse(line, nullptr, false);
       if (!s.is_object() || s.value("state", "") != "SUCCEEDED") continue;
       ++summaries;
+      // The keeper's clock readings: its vfork returns once the step has
+      // exec'd; it reads the clock again when it sees the step end.
       const json& step = s["steps"][0];
-      const auto at = exec_ns.find(s.value("job", ""));
-      if (at != exec_ns.end()) {
-        to_exec.add(static_cast<double>(at->second - s.value("claimed_unix_ns", int64_t{0})) / 1e6);
-      }
-      to_done.add(static_cast<double>(step.value("reported_unix_ns", int64_t{0}) -
-                                      step.value("exited_unix_ns", int64_t{0})) /
-                  1e6);
+      const int64_t claimed = s.value("claimed_unix_ns", int64_t{0});
+      const int64_t exec = step.value("exec_unix_ns", int64_t{0});
+      const int64_t exited = step.value("exited_unix_ns", int64_t{0});
+      const int64_t reported = step.value("reported_unix_ns", int64_t{0});
+      if (0 < claimed && claimed <= exec && exec <= exited && exited <= reported) ++in_order;
+      to_exec.add(static_cast<double>(exec - claimed) / 1e6);
+      to_done.add(static_cast<double>(reported - exited) / 1e6);
     }
   }
   r_.expect(summaries == total, "a --summary line for every job");
+  r_.expect(in_order == summaries, "each step's claim, exec, exit and done in that order");
   r_.checks["summaries"] = summaries;
   const bench::LatencySummary e = to_exec.summary();
   const bench::LatencySummary d = to_done.summary();

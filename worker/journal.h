@@ -36,6 +36,9 @@ Status write_json_durably(const std::string& path, const nlohmann::json& value);
 // only this boot needs (a pid, a request to the keeper), where a sync would
 // only slow each step down.
 Status write_json_whole(const std::string& path, const nlohmann::json& value);
+// Makes what write_json_whole() put in `path` durable: the file and its
+// folder's entry, fsynced.
+Status sync_written(const std::string& path);
 // The JSON in `path`; nullopt when it is absent or not JSON.
 std::optional<nlohmann::json> read_json_file(const std::string& path);
 // Removes `path`, not waiting for the removal to be durable.

@@ -116,6 +116,7 @@ class KeeperLoop {
     stopped_ = false;
     Status s = StepProcess::start_to_files(argv, env, step_file(dir_, step_, ".stdout"),
                                            step_file(dir_, step_, ".stderr"), &child_);
+    exec_unix_ns_ = unix_ns();  // the vfork returns once the child has exec'd
     if (!s.ok()) {
       StepRecord r;
       r.exit_code = 126;
@@ -151,6 +152,7 @@ class KeeperLoop {
 
   void finish_step(bool runner_died) {
     StepRecord r;
+    r.exec_unix_ns = exec_unix_ns_;
     r.exited_unix_ns = unix_ns();
     r.exit_code = child_->exit_code();
     r.signal = child_->killed_by();
@@ -195,6 +197,7 @@ class KeeperLoop {
   std::unique_ptr<StepProcess> child_;
   std::string step_;
   Clock::time_point began_{};
+  int64_t exec_unix_ns_ = 0;
   bool stopped_ = false;
   bool runner_died_ = false;
 };
@@ -208,6 +211,7 @@ json StepRecord::to_json() const {
           {"runner_died", runner_died},
           {"duration_ms", duration_ms},
           {"orphans_killed", orphans_killed},
+          {"exec_unix_ns", exec_unix_ns},
           {"exited_unix_ns", exited_unix_ns}};
 }
 
@@ -222,6 +226,7 @@ StepRecord StepRecord::from_json(const json& j) {
   r.runner_died = j.value("runner_died", false);
   r.duration_ms = j.value("duration_ms", int64_t{0});
   r.orphans_killed = j.value("orphans_killed", 0);
+  r.exec_unix_ns = j.value("exec_unix_ns", int64_t{0});
   r.exited_unix_ns = j.value("exited_unix_ns", int64_t{0});
   return r;
 }
@@ -369,9 +374,17 @@ Keeper::~Keeper() {
 
 Status Keeper::run(const std::string& step, const std::vector<std::string>& argv,
                    const std::vector<std::string>& env) {
-  Status s =
-      write_json_whole(dir_ + "/request.json", {{"step", step}, {"argv", argv}, {"env", env}});
-  if (!s.ok()) return s;
+  if (Status s = write_request(dir_, step, argv, env); !s.ok()) return s;
+  return signal_request();
+}
+
+Status Keeper::write_request(const std::string& dir, const std::string& step,
+                             const std::vector<std::string>& argv,
+                             const std::vector<std::string>& env) {
+  return write_json_whole(dir + "/request.json", {{"step", step}, {"argv", argv}, {"env", env}});
+}
+
+Status Keeper::signal_request() {
   if (::kill(id_.pid, SIGUSR1) != 0) return Status::IoError("the keeper is gone");
   return Status::Ok();
 }

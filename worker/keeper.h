@@ -47,7 +47,10 @@ struct StepRecord {
   bool runner_died = false;      // a bound keeper stopped it because its runner died
   int64_t duration_ms = 0;
   int orphans_killed = 0;
-  int64_t exited_unix_ns = 0;  // when the keeper saw it end (the wall clock, for benchmarks)
+  // The wall clock, for benchmarks: when its exec took place (the keeper's
+  // vfork returned) and when the keeper saw it end.
+  int64_t exec_unix_ns = 0;
+  int64_t exited_unix_ns = 0;
 
   nlohmann::json to_json() const;
   static StepRecord from_json(const nlohmann::json& j);
@@ -78,9 +81,17 @@ class Keeper {
   Keeper& operator=(const Keeper&) = delete;
 
   const ProcessId& id() const { return id_; }
-  // Asks for `step` to be run with `argv` and exactly `env`.
+  // Asks for `step` to be run with `argv` and exactly `env`:
+  // write_request() into its folder, then signal_request().
   Status run(const std::string& step, const std::vector<std::string>& argv,
              const std::vector<std::string>& env);
+  // The request of `step` in the attempt folder `dir`, not yet acted on: a
+  // keeper reads it only when signalled. Safe off the runner's thread.
+  static Status write_request(const std::string& dir, const std::string& step,
+                              const std::vector<std::string>& argv,
+                              const std::vector<std::string>& env);
+  // Tells the keeper that its folder's request is there.
+  Status signal_request();
   // Asks for the running step to be stopped (TERM, grace, KILL).
   void stop_step();
   // The step's record, once written.

@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -145,6 +147,54 @@ enum class AttemptEnd : uint8_t {
   kError,
 };
 
+// Ends a claim's long poll when a stop signal comes (SIGTERM, SIGINT,
+// SIGTSTP) rather than after up to --wait-s: a thread of the runner's
+// lifetime that looks at the signals every kClaimStopCheck while a claim
+// waits and sleeps otherwise, so that a claim's reply waits for nothing.
+class ClaimStopper {
+ public:
+  explicit ClaimStopper(client::Client* c) : c_(c), thread_([this] { loop(); }) {}
+  ~ClaimStopper() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      quit_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  ClaimStopper(const ClaimStopper&) = delete;
+  ClaimStopper& operator=(const ClaimStopper&) = delete;
+
+  // Once waiting(false) returns, the claim's call is never aborted.
+  void waiting(bool w) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      waiting_ = w;
+    }
+    if (w) cv_.notify_one();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(m_);
+    while (!quit_) {
+      if (!waiting_) {
+        cv_.wait(lock, [this] { return quit_ || waiting_; });
+        continue;
+      }
+      if (g_stop_signals.load() > 0 || g_no_more_claims.load()) c_->abort();
+      cv_.wait_for(lock, kClaimStopCheck);
+    }
+  }
+
+  client::Client* c_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool waiting_ = false;
+  bool quit_ = false;
+  std::thread thread_;  // last: it starts once the rest is there
+};
+
 // Why the runner asked the keeper to stop a step.
 enum class StopReason : uint8_t { kNone, kCancel, kShutdown, kTimeout, kFenced, kLeaseLost };
 
@@ -186,7 +236,15 @@ class Runner {
   AttemptEnd end_of(const json& job) const;
   // Takes `job` as the attempt's view; true while the attempt runs on.
   bool goes_on(const json& job);
-  void journal_attempt();
+  // The attempt's journal; durably, or into the page cache for
+  // prepare_folder() to make durable.
+  void journal_attempt(bool durably = true);
+  // Off the runner's thread, while `start` and the first step's start are
+  // sent: the attempt's folder and files, the journal made durable (the
+  // claim file goes only then), and the first pending step's request.
+  void prepare_folder();
+  // Waits for prepare_folder(); true when the request of `step` is written.
+  bool folder_prepared(const std::string& step);
   void end_attempt();
   // Removes the folders of attempts that are over beyond the newest
   // --keep-attempts.
@@ -197,6 +255,8 @@ class Runner {
 
   const WorkOptions& o_;
   std::unique_ptr<client::Client> c_;
+  // Made by the first claim that waits; goes before c_, which it uses.
+  std::unique_ptr<ClaimStopper> claim_stopper_;
   std::string worker_;
   std::string state_dir_;
   int lock_fd_ = -1;
@@ -221,6 +281,9 @@ class Runner {
   int64_t claimed_unix_ns_ = 0;
   bool keep_journal_ = false;  // fenced: the step's end is reported once the server answers
   json summary_steps_ = json::array();
+  // prepare_folder()'s thread, and the step whose request it wrote.
+  std::thread preparing_;
+  std::string prepared_step_;
 };
 
 std::string journal_path(const std::string& state_dir) { return state_dir + "/attempt.json"; }
@@ -432,7 +495,7 @@ AttemptEnd Runner::end_of(const json& job) const {
   return AttemptEnd::kFailed;
 }
 
-void Runner::journal_attempt() {
+void Runner::journal_attempt(bool durably) {
   json j = {{"job", job_id_},        {"attempt", attempt_},
             {"lease_token", token_}, {"lease_token_sha256", sha256_hex(token_)},
             {"handle", handle_},     {"dir", attempt_dir_},
@@ -444,12 +507,56 @@ void Runner::journal_attempt() {
       j["keeper"] = (*old)["keeper"];
     }
   }
-  if (Status s = write_json_durably(journal_path(state_dir_), j); !s.ok()) {
-    log("err", "", "journal: " + s.ToString());
+  const Status s = durably ? write_json_durably(journal_path(state_dir_), j)
+                           : write_json_whole(journal_path(state_dir_), j);
+  if (!s.ok()) log("err", "", "journal: " + s.ToString());
+}
+
+void Runner::prepare_folder() {
+  std::string input = job_.contains("input") ? job_["input"].dump() : "null";
+  json prior = json::object();
+  std::string first_step;
+  for (const auto& s : job_["steps"]) {
+    const std::string state = s.value("state", "");
+    if (state == "DONE" || state == "REUSED")
+      prior[s.value("name", "")] = s.value("output", json());
   }
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  for (size_t i = 0; i < job_["steps"].size(); ++i) {
+    if (job_["steps"][i].value("state", "") != "PENDING") continue;
+    first_step = job_["steps"][i].value("name", "");
+    argv = step_argv(first_step);
+    env = child_env(first_step, i);
+    break;
+  }
+  if (argv.empty()) first_step.clear();  // failed as "no command for step" instead
+  prepared_step_.clear();
+  // Everything the thread reads is its own copy: the runner's thread goes on
+  // with `start` meanwhile.
+  preparing_ =
+      std::thread([this, dir = attempt_dir_, input = std::move(input), prior = prior.dump(),
+                   journal = journal_path(state_dir_), claim = state_dir_ + "/claim.json",
+                   step = std::move(first_step), argv = std::move(argv), env = std::move(env)] {
+        std::error_code ec;
+        fs::remove_all(dir, ec);  // a yielded attempt claimed again starts afresh
+        fs::create_directories(dir, ec);
+        write_file(dir + "/input.json", input);
+        write_file(dir + "/prior_outputs.json", prior);
+        // The lease is in the journal for good now; the claim file is not needed.
+        if (sync_written(journal).ok()) remove_file(claim);
+        if (!step.empty() && Keeper::write_request(dir, step, argv, env).ok())
+          prepared_step_ = step;
+      });
+}
+
+bool Runner::folder_prepared(const std::string& step) {
+  if (preparing_.joinable()) preparing_.join();
+  return !prepared_step_.empty() && prepared_step_ == step;
 }
 
 void Runner::end_attempt() {
+  (void)folder_prepared("");
   if (keeper_) keeper_->finish();
   keeper_.reset();
   current_step_.clear();
@@ -542,6 +649,7 @@ std::optional<AttemptEnd> Runner::report_step(const std::string& step, const Ste
   summary_steps_.push_back({{"name", step},
                             {"exit_code", rec.exit_code ? json(*rec.exit_code) : json(nullptr)},
                             {"duration_ms", rec.duration_ms},
+                            {"exec_unix_ns", rec.exec_unix_ns},
                             {"exited_unix_ns", rec.exited_unix_ns}});
   StepReport rep;
   if (rec.runner_died || stopped == StopReason::kShutdown) {
@@ -715,6 +823,7 @@ std::optional<AttemptEnd> Runner::run_step(const std::string& step, size_t index
     if (goes_on(r.json)) return std::nullopt;
     return end_of(job_);
   }
+  bool request_written = folder_prepared(step);
   std::error_code ec;
   fs::remove(attempt_dir_ + "/" + step + ".result.json", ec);
   if (!keeper_ || !keeper_->alive()) {
@@ -726,9 +835,9 @@ std::optional<AttemptEnd> Runner::run_step(const std::string& step, size_t index
     journal_attempt();
   }
   const auto began = Clock::now();
-  if (Status s = keeper_->run(step, argv, child_env(step, index)); !s.ok()) {
-    log("err", step, s.ToString());
-  }
+  const Status asked = request_written ? keeper_->signal_request()
+                                       : keeper_->run(step, argv, child_env(step, index));
+  if (!asked.ok()) log("err", step, asked.ToString());
   return watch_step(step, began);
 }
 
@@ -760,18 +869,8 @@ AttemptEnd Runner::run_attempt(const json& claimed) {
   lease_deadline_ = Clock::now() + std::chrono::seconds(o_.lease_s);
   next_heartbeat_ = Clock::now();
   attempt_dir_ = state_dir_ + "/" + attempt_folder_name(job_id_, attempt_);
-  std::error_code ec;
-  fs::remove_all(attempt_dir_, ec);  // a yielded attempt claimed again starts afresh
-  fs::create_directories(attempt_dir_, ec);
-  write_file(attempt_dir_ + "/input.json", job_.contains("input") ? job_["input"].dump() : "null");
-  json prior = json::object();
-  for (const auto& s : job_["steps"]) {
-    const std::string state = s.value("state", "");
-    if (state == "DONE" || state == "REUSED")
-      prior[s.value("name", "")] = s.value("output", json());
-  }
-  write_file(attempt_dir_ + "/prior_outputs.json", prior.dump());
-  // The keeper first: the execution handle `start` sends names it.
+  // The keeper first: the execution handle `start` sends names it. It reads
+  // its folder only when asked to run a step, after prepare_folder().
   Status spawned = Status::Invalid("no spare keeper");
   if (spare_keeper_ && spare_keeper_->alive()) spawned = spare_keeper_->assign(attempt_dir_);
   if (spawned.ok()) {
@@ -780,15 +879,16 @@ AttemptEnd Runner::run_attempt(const json& claimed) {
     spare_keeper_.reset();
     spawned = Keeper::spawn(attempt_dir_, o_.keeper_detached, o_.grace, &keeper_);
   }
-  if (spawned.ok()) {
-    handle_ = keeper_->id().handle();
-    journal_attempt();
-  }
-  remove_file(state_dir_ + "/claim.json");  // journaled: the lease is in attempt.json now
   if (!spawned.ok()) {
+    remove_file(state_dir_ + "/claim.json");
     log("err", "", "the keeper could not start: " + spawned.ToString());
     return AttemptEnd::kError;
   }
+  handle_ = keeper_->id().handle();
+  // Journaled before `start` is sent, so that a runner killed after it finds
+  // the attempt (the page cache outlives it); durable before the step runs.
+  journal_attempt(/*durably=*/false);
+  prepare_folder();
 
   client::Response started = call("start", "", {{"execution_handle", handle_}});
   if (started.status == 409 && started.json.value("code", "") == "cancelled") {
@@ -951,26 +1051,18 @@ client::Response Runner::claim() {
   // server gives what comes next to another claim. The claim file stays: a
   // job given to this claim just before it closed is had again, with its
   // first reply, by the next runner on this folder.
-  std::atomic<bool> answered{false};
-  std::thread stopper;
-  if (o_.wait_s > 0) {
-    stopper = std::thread([this, &answered] {
-      while (!answered.load()) {
-        if (g_stop_signals.load() > 0 || g_no_more_claims.load()) c_->abort();
-        std::this_thread::sleep_for(kClaimStopCheck);
-      }
-    });
-  }
+  if (o_.wait_s > 0 && !claim_stopper_) claim_stopper_ = std::make_unique<ClaimStopper>(c_.get());
+  if (claim_stopper_) claim_stopper_->waiting(true);
   client::Response r =
       c_->send("POST", "/v1/jobs/claim", (*pending)["body"], pending->value("key", ""));
-  answered = true;
-  if (stopper.joinable()) stopper.join();
+  const int64_t replied_unix_ns = unix_ns();
+  if (claim_stopper_) claim_stopper_->waiting(false);
   if (r.status == 0 || r.status >= 500) return r;  // sent again, same key, same body
   if (r.status == 200) {
-    // The claim file stays until the attempt is journaled (run_attempt):
-    // the lease is never forgotten, and one fsync less stands between the
-    // claim and the step.
-    claimed_unix_ns_ = unix_ns();
+    // The claim file stays until the attempt's journal is durable
+    // (prepare_folder): the lease is never forgotten, and no fsync stands
+    // between the claim and `start`.
+    claimed_unix_ns_ = replied_unix_ns;
     return r;
   }
   // A claim file back after a crash is only sent again, and answered with

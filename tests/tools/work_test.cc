@@ -129,6 +129,26 @@ TEST_F(WorkTest, EachStepRunsItsCommandAndTheAttemptSucceeds) {
   EXPECT_EQ(summary["steps"].size(), 2u);
 }
 
+TEST_F(WorkTest, TheSummaryTimesEachStepFromItsExecToItsReport) {
+  enqueue("j1", {"A", "B"});
+  CliResult r = work({"--summary", "json", "--", "true"});
+
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json summary = json::parse(lines_of(r.out).back(), nullptr, false);
+  ASSERT_EQ(summary["steps"].size(), 2u) << r.out;
+  // The claim's reply, then for each step in turn: its exec (the keeper's
+  // vfork returned), its end as the keeper saw it, its `done` answered.
+  int64_t before = summary.value("claimed_unix_ns", int64_t{0});
+  EXPECT_GT(before, 0) << r.out;
+  for (const json& step : summary["steps"]) {
+    for (const char* moment : {"exec_unix_ns", "exited_unix_ns", "reported_unix_ns"}) {
+      const int64_t at = step.value(moment, int64_t{0});
+      EXPECT_GE(at, before) << moment << " " << r.out;
+      before = at;
+    }
+  }
+}
+
 TEST_F(WorkTest, TheSameCommandRunsForEveryStepWithTheStepNameInItsArguments) {
   enqueue("j1", {"A", "B"});
   CliResult r = work({"--", "sh", "-c", "printf %s \"$1\" >> " + path("steps"), "sh", "{step}"});
