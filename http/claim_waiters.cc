@@ -18,6 +18,7 @@ uint64_t ClaimWaiters::park(std::string group, Clock::time_point deadline, Callb
   const uint64_t id = next_id_++;
   entries_.push_back(Entry{id, std::move(group), deadline, false, std::move(callbacks)});
   by_id_.emplace(id, std::prev(entries_.end()));
+  counted();
   arm();
   return id;
 }
@@ -31,6 +32,7 @@ bool ClaimWaiters::tried(uint64_t id, bool got_work) {
   const std::string group = e.group;
   entries_.erase(found->second);
   by_id_.erase(found);
+  counted();
   // A job went to this claim: there may be one for the next of its group.
   if (got_work) wake_group(group);
   return false;
@@ -42,9 +44,18 @@ void ClaimWaiters::stop() {
   Entries waiting;
   waiting.swap(entries_);
   by_id_.clear();
+  counted();
   for (Entry& e : waiting) {
     if (!e.trying) e.callbacks.give_up();
   }
+}
+
+std::string ClaimWaiters::metrics_text() const {
+  return "# HELP runledger_claims_waiting Claims (POST /v1/jobs/claim with wait_s) waiting for "
+         "work now.\n"
+         "# TYPE runledger_claims_waiting gauge\n"
+         "runledger_claims_waiting " +
+         std::to_string(waiting_now()) + "\n";
 }
 
 void ClaimWaiters::arm() {
@@ -69,6 +80,7 @@ void ClaimWaiters::on_timer() {
     Callbacks callbacks = std::move(it->callbacks);
     by_id_.erase(it->id);
     it = entries_.erase(it);
+    counted();
     callbacks.give_up();
   }
   const uint64_t seq = engine_.store().last_seq();

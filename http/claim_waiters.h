@@ -13,9 +13,10 @@
 // first. A claim whose wait ends is given up (its 204).
 //
 // At most `max` claims wait at once; the one beyond is refused (503), never
-// left to stall. Loop thread only.
+// left to stall. Loop thread only, but for waiting_now() and metrics_text().
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -53,6 +54,9 @@ class ClaimWaiters {
   // Answers every waiting claim (give_up) and parks no more.
   void stop();
   size_t waiting() const { return entries_.size(); }
+  // How many wait, read from any thread: `runledger_claims_waiting` of /metrics.
+  size_t waiting_now() const { return waiting_now_.load(std::memory_order_relaxed); }
+  std::string metrics_text() const;
 
  private:
   struct Entry {
@@ -69,6 +73,8 @@ class ClaimWaiters {
   void wake_all();
   void wake_group(const std::string& group);
   void try_entry(uint64_t id);
+  // After each change of entries_.
+  void counted() { waiting_now_.store(entries_.size(), std::memory_order_relaxed); }
 
   boost::asio::steady_timer timer_;
   Engine& engine_;
@@ -80,6 +86,7 @@ class ClaimWaiters {
   bool stopped_ = false;
   uint64_t seen_seq_ = 0;
   Clock::time_point last_wake_{};
+  std::atomic<size_t> waiting_now_{0};
 };
 
 }  // namespace runledger::http

@@ -42,7 +42,8 @@ Reply health(Engine& engine, const ApiOptions& options) {
 }  // namespace
 
 void add_ops_routes(Router& router, Engine& engine, const ApiOptions& options,
-                    const LiveStreams& live, const HttpCounters& counters) {
+                    const LiveStreams& live, const ClaimWaiters& claims,
+                    const HttpCounters& counters) {
   router.add("GET", "/v1/health",
              [&engine, options](ApiRequest&) { return health(engine, options); });
   // For load balancers: 200 on the node that takes writes, only.
@@ -56,12 +57,14 @@ void add_ops_routes(Router& router, Engine& engine, const ApiOptions& options,
     }
     return Reply::json(200, {{"status", "ok"}, {"role", "leader"}});
   });
-  router.add("GET", "/metrics", [&engine, &live, &counters](ApiRequest&) {
+  router.add("GET", "/metrics", [&engine, &live, &claims, &counters](ApiRequest&) {
     Reply r = engine.read([&engine](const State& s, const Decision*) {
       return Reply{200,
                    engine.metrics().render(s, engine.writable(), engine.stored_finished_jobs())};
     });
-    if (r.status == 200) r.body += live.metrics_text() + counters.metrics_text();
+    if (r.status == 200) {
+      r.body += live.metrics_text() + claims.metrics_text() + counters.metrics_text();
+    }
     r.content_type = "text/plain; version=0.0.4";
     return r;
   });

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/engine.h"
+#include "http/claim_waiters.h"
 #include "http/http_counters.h"
 #include "http/live_stream.h"
 #include "http/router.h"
@@ -31,8 +32,9 @@ void add_job_routes(Router& router, Engine& engine, const ApiOptions& options);
 void add_connector_routes(Router& router, Engine& engine);
 void add_hold_routes(Router& router, Engine& engine);
 void add_event_routes(Router& router, Engine& engine);
-// `live`: its streams' figures are part of /metrics.
+// `live`, `claims` and `counters`: their figures are part of /metrics.
 void add_ops_routes(Router& router, Engine& engine, const ApiOptions& options,
-                    const LiveStreams& live, const HttpCounters& counters);
+                    const LiveStreams& live, const ClaimWaiters& claims,
+                    const HttpCounters& counters);
 
 }  // namespace runledger::http

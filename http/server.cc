@@ -102,7 +102,7 @@ struct Server::Impl {
     add_connector_routes(router, engine);
     add_hold_routes(router, engine);
     add_event_routes(router, engine);
-    add_ops_routes(router, engine, options.api, live, ctx.counters);
+    add_ops_routes(router, engine, options.api, live, claims, ctx.counters);
   }
 
   void accept();

@@ -124,4 +124,12 @@ std::vector<nlohmann::json> ApiClient::all_events() {
   return ::testing::AssertionSuccess();
 }
 
+long metric_value(ApiClient& c, const std::string& name) {
+  ApiReply r = c.get("/metrics");
+  const std::string key = "\n" + name + " ";
+  const size_t at = r.body.find(key);
+  if (at == std::string::npos) return -1;
+  return std::stol(r.body.substr(at + key.size()));
+}
+
 }  // namespace runledger::testing

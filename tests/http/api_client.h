@@ -60,6 +60,10 @@ class ApiClient {
   std::unique_ptr<httplib::Client> http_;
 };
 
+// The value of the line "name value" of /metrics (a metric with no labels);
+// -1 when there is none.
+long metric_value(ApiClient& c, const std::string& name);
+
 // Checks the error contract: the status, a JSON object with a non-empty
 // `error` sentence and the stable `code`. Prints the body when it fails.
 ::testing::AssertionResult IsError(const ApiReply& r, int status, const std::string& code);

@@ -46,16 +46,26 @@ std::future<TimedReply> waiting_claim(int port, const std::string& worker, const
   });
 }
 
-// Long enough for a claim sent just before to be parked on a loaded machine.
-constexpr auto kParkedAfter = 500ms;
+// Waits until `n` claims are parked on the server (runledger_claims_waiting),
+// so that what a test does next meets them waiting, in the order sent.
+::testing::AssertionResult parked(ApiClient& c, long n) {
+  long now = -1;
+  for (const auto until = WaitClock::now() + 20s; WaitClock::now() < until;) {
+    now = metric_value(c, "runledger_claims_waiting");
+    if (now == n) return ::testing::AssertionSuccess();
+    std::this_thread::sleep_for(10ms);
+  }
+  return ::testing::AssertionFailure() << n << " claims never waited at once; last seen " << now;
+}
 
 TEST_F(ClaimWaitTest, AWaitingClaimGetsAJobTheMomentItIsEnqueued) {
   auto claim = waiting_claim(server().port(), "w1", "k", 20);
-  std::this_thread::sleep_for(kParkedAfter);
+  ASSERT_TRUE(parked(client(), 1));
   ASSERT_EQ(claim.wait_for(0ms), std::future_status::timeout) << "it did not wait";
 
   ASSERT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
   TimedReply got = claim.get();
+  EXPECT_TRUE(parked(client(), 0));  // answered, it waits no more
 
   ASSERT_TRUE(IsStatus(got.reply, 200));
   EXPECT_EQ(got.reply.json["job"].value("id", ""), "j1");
@@ -77,9 +87,9 @@ TEST_F(ClaimWaitTest, AClaimThatFindsNothingIs204AfterItsWait) {
 
 TEST_F(ClaimWaitTest, TheOldestWaitingClaimIsServedFirst) {
   auto oldest = waiting_claim(server().port(), "w-old", "k", 3);
-  std::this_thread::sleep_for(kParkedAfter);
+  ASSERT_TRUE(parked(client(), 1));
   auto newest = waiting_claim(server().port(), "w-new", "k", 3);
-  std::this_thread::sleep_for(kParkedAfter);
+  ASSERT_TRUE(parked(client(), 2));
 
   ASSERT_TRUE(IsStatus(enqueue(client(), "j1", "t1", "k"), 201));
 
@@ -92,9 +102,9 @@ TEST_F(ClaimWaitTest, TheOldestWaitingClaimIsServedFirst) {
 
 TEST_F(ClaimWaitTest, ClaimsOfAnotherKindDoNotHoldALineUp) {
   auto for_a = waiting_claim(server().port(), "wa", "a", 3);
-  std::this_thread::sleep_for(kParkedAfter);
+  ASSERT_TRUE(parked(client(), 1));
   auto for_b = waiting_claim(server().port(), "wb", "b", 20);
-  std::this_thread::sleep_for(kParkedAfter);
+  ASSERT_TRUE(parked(client(), 2));
 
   ASSERT_TRUE(IsStatus(enqueue(client(), "jb", "tb", "b"), 201));
 
@@ -118,7 +128,7 @@ TEST_F(ClaimWaitTest, AJobWhoseNotBeforePassesGoesToTheWaitingClaim) {
   const std::string not_before =
       std::string(text) + "." + std::to_string(1000 + ms % 1000).substr(1) + "Z";
   auto waiting = waiting_claim(server().port(), "w1", "k", 20);
-  std::this_thread::sleep_for(kParkedAfter);
+  ASSERT_TRUE(parked(client(), 1));
   ASSERT_TRUE(IsStatus(enqueue(client(), "j3", "t3", "k", {{"not_before", not_before}}), 201));
 
   TimedReply got = waiting.get();
@@ -138,7 +148,7 @@ TEST_F(ClaimWaitTest, AKeyedWaitingClaimKeepsItsFinalReplyOnly) {
 
   // One that waited and then got a job keeps that job: its retry gets the same lease.
   auto served = waiting_claim(server().port(), "w2", "k2", 20, "wait-2");
-  std::this_thread::sleep_for(kParkedAfter);
+  ASSERT_TRUE(parked(client(), 1));
   ASSERT_TRUE(IsStatus(enqueue(client(), "j2", "t2", "k2"), 201));
   TimedReply first = served.get();
   ASSERT_TRUE(IsStatus(first.reply, 200));
@@ -148,7 +158,7 @@ TEST_F(ClaimWaitTest, AKeyedWaitingClaimKeepsItsFinalReplyOnly) {
 
 TEST_F(ClaimWaitTest, AStopAnswersTheClaimsThatWait) {
   auto waiting = waiting_claim(server().port(), "w1", "k", 30);
-  std::this_thread::sleep_for(kParkedAfter);
+  ASSERT_TRUE(parked(client(), 1));
 
   EXPECT_EQ(server().terminate(), 0) << server().log();
 
@@ -173,7 +183,7 @@ class ClaimWaitCapTest : public ServerTest {
 
 TEST_F(ClaimWaitCapTest, AClaimBeyondTheWaitingBoundIs503AtOnce) {
   auto waiting = waiting_claim(server().port(), "w1", "k", 5);
-  std::this_thread::sleep_for(kParkedAfter);
+  ASSERT_TRUE(parked(client(), 1));
 
   TimedReply beyond = waiting_claim(server().port(), "w2", "k", 20).get();
 

@@ -27,15 +27,6 @@ using nlohmann::json;
 
 constexpr auto kFanoutWait = std::chrono::seconds(60);
 
-// The value of a metric line "name value" in /metrics text (-1 when absent).
-long metric(ApiClient& c, const std::string& name) {
-  ApiReply r = c.get("/metrics");
-  const std::string key = "\n" + name + " ";
-  const size_t at = r.body.find(key);
-  if (at == std::string::npos) return -1;
-  return std::stol(r.body.substr(at + key.size()));
-}
-
 class LiveFanoutTest : public ServerTest {
  protected:
   // Enqueues `n` jobs (one event each), with `input_bytes` of input each.
@@ -49,10 +40,10 @@ class LiveFanoutTest : public ServerTest {
   // Waits until runledger_live_streams is `n`; its last value.
   long wait_streams(long n) {
     const Deadline until = deadline_in(kFanoutWait);
-    long now = metric(client(), "runledger_live_streams");
+    long now = metric_value(client(), "runledger_live_streams");
     while (now != n && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      now = metric(client(), "runledger_live_streams");
+      now = metric_value(client(), "runledger_live_streams");
     }
     return now;
   }
@@ -94,7 +85,7 @@ TEST_F(LiveFanoutTest, AThousandReadersAtOnceEachGetEveryEventInOrderOnce) {
   for (size_t i = 0; i < kReaders; ++i) {
     ASSERT_EQ(data_ids(readers[i]->read(10, deadline_in(kFanoutWait))), seq_range(1, 10)) << i;
   }
-  EXPECT_GE(metric(client(), "runledger_live_stream_events_total"),
+  EXPECT_GE(metric_value(client(), "runledger_live_stream_events_total"),
             static_cast<long>(kReaders * 10));
   readers.clear();
   EXPECT_EQ(wait_streams(0), 0);

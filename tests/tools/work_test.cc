@@ -75,6 +75,19 @@ class WorkTest : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
+  // Waits (20 s at most) until `n` claims wait on the server
+  // (runledger_claims_waiting in /metrics).
+  bool claims_waiting(long n) {
+    for (int i = 0; i < 400; ++i) {
+      auto r = http_->Get("/metrics", auth());
+      if (r && r->body.find("\nrunledger_claims_waiting " + std::to_string(n) + "\n") !=
+                   std::string::npos) {
+        return true;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
   // Waits (10 s at most) until step `index` of the job runs: a cancel sent
   // then meets a running step, not the step's start.
   bool wait_for_step_running(const std::string& id, size_t index) {
@@ -412,7 +425,7 @@ TEST_F(WorkTest, SigtermWhileTheClaimWaitsStopsAtOnceAndTheNextJobGoesToAnotherR
   for (int i = 0; i < 100 && !std::filesystem::exists(path("leaving/lock")); ++i) {
     std::this_thread::sleep_for(50ms);
   }
-  std::this_thread::sleep_for(1s);  // its claim is parked on the server by now
+  ASSERT_TRUE(claims_waiting(1));
   const auto stopped_at = std::chrono::steady_clock::now();
   ::kill(leaving, SIGTERM);
   EXPECT_EQ(wait_for_exit(leaving), 0) << read_whole_file(out.path() + "/leaving.err");
@@ -423,7 +436,10 @@ TEST_F(WorkTest, SigtermWhileTheClaimWaitsStopsAtOnceAndTheNextJobGoesToAnotherR
   for (int i = 0; i < 100 && !std::filesystem::exists(path("staying/lock")); ++i) {
     std::this_thread::sleep_for(50ms);
   }
-  std::this_thread::sleep_for(1s);
+  // The leaving runner's claim still waits on the server, older than this
+  // one: the server looks whether a claim's client is there only when it
+  // has a job for it.
+  ASSERT_TRUE(claims_waiting(2));
   enqueue("j1", {"A"});
 
   EXPECT_EQ(wait_for_exit(staying), 0) << read_whole_file(out.path() + "/staying.err");
