@@ -48,9 +48,7 @@ Decision decide(const State& s, const Cancel& c, const Context& /*ctx*/) {
 
 Decision decide(const State& s, const CancelAck& c, const Context& /*ctx*/) {
   Decision d;
-  const Job* j =
-      detail::worker_gate(s, c.job_id, detail::kCmdCancelAck,
-                          {AttemptState::kLeased, AttemptState::kRunning}, c.lease_token, &d);
+  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdCancelAck, c.lease_token, &d);
   if (j == nullptr) return d;
   if (!j->latest().cancel_requested) {
     return detail::refused(*j, detail::kCmdCancelAck, "no cancel was requested");

@@ -27,36 +27,6 @@ const Job* find_job(const State& s, const std::string& id) {
   return it == s.jobs.by_id.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> allowed_commands(const Attempt& a) {
-  std::vector<std::string_view> out;
-  switch (a.state) {
-    case AttemptState::kQueued:
-      out = {kCmdClaim, kCmdCancel};
-      break;
-    case AttemptState::kLeased:
-      out = {kCmdHeartbeat, kCmdRelease, kCmdStart, kCmdCancel};
-      break;
-    case AttemptState::kRunning:
-      out = {kCmdHeartbeat, kCmdStepStart,      kCmdStepDone, kCmdStepFailed,
-             kCmdCancel,    kCmdOutcomeUnknown, kCmdReattach, kCmdYield};
-      break;
-    case AttemptState::kStale:
-      out = {kCmdReattach};
-      break;
-    case AttemptState::kSucceeded:
-    case AttemptState::kFailed:
-    case AttemptState::kCancelled:
-    case AttemptState::kYielded:
-      out = {kCmdRerun};
-      break;
-  }
-  // Only a requested cancel can be acknowledged, and only by a worker that
-  // holds the lease: STALE may not become CANCELLED (docs/domain.md 1.1).
-  const bool held = a.state == AttemptState::kLeased || a.state == AttemptState::kRunning;
-  if (a.cancel_requested && held) out.push_back(kCmdCancelAck);
-  return {out.begin(), out.end()};
-}
-
 Decision not_found(const std::string& job_id) {
   return Decision::reject(404, "not_found", fmt::format("job {} not found", job_id));
 }
@@ -87,16 +57,13 @@ bool token_matches(const Attempt& a, const std::string& lease_token) {
 }
 
 const Job* worker_gate(const State& s, const std::string& job_id, std::string_view command,
-                       std::initializer_list<AttemptState> states, const std::string& lease_token,
-                       Decision* refusal) {
+                       const std::string& lease_token, Decision* refusal) {
   const Job* j = find_job(s, job_id);
   if (j == nullptr) {
     *refusal = not_found(job_id);
     return nullptr;
   }
-  bool state_ok = false;
-  for (AttemptState st : states) state_ok = state_ok || j->latest().state == st;
-  if (!state_ok) {
+  if (!state_accepts(j->latest().state, command)) {
     *refusal = refused(*j, command);
     return nullptr;
   }

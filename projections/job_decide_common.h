@@ -3,36 +3,18 @@
 // records when it ends. Internal to the job model; pure functions.
 #pragma once
 
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "projections/job.h"
+#include "projections/job_commands.h"
 #include "projections/state.h"
 
 namespace runledger::jobs::detail {
 
-// Command names as `allowed` lists them (the HTTP paths' last segments).
-inline constexpr std::string_view kCmdClaim = "claim";
-inline constexpr std::string_view kCmdHeartbeat = "heartbeat";
-inline constexpr std::string_view kCmdRelease = "release";
-inline constexpr std::string_view kCmdStart = "start";
-inline constexpr std::string_view kCmdStepStart = "step-start";
-inline constexpr std::string_view kCmdStepDone = "step-done";
-inline constexpr std::string_view kCmdStepFailed = "step-failed";
-inline constexpr std::string_view kCmdCancel = "cancel";
-inline constexpr std::string_view kCmdCancelAck = "cancel-ack";
-inline constexpr std::string_view kCmdOutcomeUnknown = "outcome-unknown";
-inline constexpr std::string_view kCmdReattach = "reattach";
-inline constexpr std::string_view kCmdRerun = "rerun";
-inline constexpr std::string_view kCmdYield = "yield";
-
 const Job* find_job(const State& s, const std::string& id);
-
-// The commands the latest attempt accepts in its current state.
-std::vector<std::string> allowed_commands(const Attempt& a);
 
 Decision not_found(const std::string& job_id);
 // 409 invalid_transition naming the state and what it allows; `why` (may be
@@ -44,12 +26,11 @@ Decision invalid_field(std::string_view field, std::string message);
 
 bool token_matches(const Attempt& a, const std::string& lease_token);
 
-// The preamble of every worker command: the job exists, its latest attempt is
-// in one of `states`, and `lease_token` is the current lease's. Returns the
-// job, or nullptr with `*refusal` set.
+// The preamble of every worker command: the job exists, its latest attempt's
+// state accepts `command` (kCommandRules), and `lease_token` is the current
+// lease's. Returns the job, or nullptr with `*refusal` set.
 const Job* worker_gate(const State& s, const std::string& job_id, std::string_view command,
-                       std::initializer_list<AttemptState> states, const std::string& lease_token,
-                       Decision* refusal);
+                       const std::string& lease_token, Decision* refusal);
 
 // Resolves an optional lease length against the policy; false (with
 // `*refusal` set) when it is out of bounds.

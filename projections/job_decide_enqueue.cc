@@ -104,7 +104,7 @@ Decision decide(const State& s, const Rerun& c, const Context& /*ctx*/) {
     return invalid_field("reason", fmt::format("reason is longer than {} bytes", kReasonBytesMax));
   }
   const Attempt& prev = j->latest();
-  if (!is_terminal(prev.state)) {
+  if (!detail::state_accepts(prev.state, detail::kCmdRerun)) {
     return detail::refused(*j, detail::kCmdRerun, "its work may still be running");
   }
   if (prev.number >= kAttemptsMax) {

@@ -77,9 +77,7 @@ Decision decide(const State& s, const Claim& c, const Context& ctx) {
 
 Decision decide(const State& s, const Heartbeat& c, const Context& ctx) {
   Decision d;
-  const Job* j =
-      detail::worker_gate(s, c.job_id, detail::kCmdHeartbeat,
-                          {AttemptState::kLeased, AttemptState::kRunning}, c.lease_token, &d);
+  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdHeartbeat, c.lease_token, &d);
   if (j == nullptr) return d;
   const Attempt& a = j->latest();
   int64_t lease_s = 0;
@@ -95,8 +93,7 @@ Decision decide(const State& s, const Heartbeat& c, const Context& ctx) {
 
 Decision decide(const State& s, const Release& c, const Context& /*ctx*/) {
   Decision d;
-  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdRelease, {AttemptState::kLeased},
-                                     c.lease_token, &d);
+  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdRelease, c.lease_token, &d);
   if (j == nullptr) return d;
   const Attempt& a = j->latest();
   fb::LeaseReleasedT ev;

@@ -187,8 +187,7 @@ Decision step_exited(const State& s, const Job& j, const Reattach& c, const Cont
 
 Decision decide(const State& s, const OutcomeUnknown& c, const Context& ctx) {
   Decision d;
-  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdOutcomeUnknown,
-                                     {AttemptState::kRunning}, c.lease_token, &d);
+  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdOutcomeUnknown, c.lease_token, &d);
   if (j == nullptr) return d;
   if (c.kind != holds::kExecutionStateUnknown && c.kind != holds::kResultUnknown) {
     return detail::invalid_field(
@@ -223,7 +222,7 @@ Decision decide(const State& s, const Reattach& c, const Context& ctx) {
                                         kExecutionHandleCharsMax));
   }
   const Attempt& a = j->latest();
-  if (a.state != AttemptState::kRunning && a.state != AttemptState::kStale) {
+  if (!detail::state_accepts(a.state, detail::kCmdReattach)) {
     return detail::refused(*j, detail::kCmdReattach);
   }
   if (a.execution_handle.empty() || a.execution_handle != c.execution_handle) {

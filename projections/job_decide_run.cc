@@ -33,7 +33,7 @@ Decision cancelled_at(const Job& j, std::string_view cause) {
 const Step* step_gate(const State& s, const std::string& job_id, const std::string& step,
                       std::string_view command, const std::string& lease_token, const Job** job,
                       Decision* refusal) {
-  *job = detail::worker_gate(s, job_id, command, {AttemptState::kRunning}, lease_token, refusal);
+  *job = detail::worker_gate(s, job_id, command, lease_token, refusal);
   if (*job == nullptr) return nullptr;
   const Step* st = find_step((*job)->latest(), step);
   if (st == nullptr) *refusal = step_not_found(**job, step);
@@ -49,8 +49,7 @@ Decision step_not_running(const Job& j, std::string_view command, const Step& st
 
 Decision decide(const State& s, const Start& c, const Context& /*ctx*/) {
   Decision d;
-  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdStart, {AttemptState::kLeased},
-                                     c.lease_token, &d);
+  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdStart, c.lease_token, &d);
   if (j == nullptr) return d;
   if (!c.execution_handle.empty() && !valid_execution_handle(c.execution_handle)) {
     return detail::invalid_field(

@@ -10,8 +10,7 @@ namespace runledger::jobs {
 
 Decision decide(const State& s, const Yield& c, const Context& /*ctx*/) {
   Decision d;
-  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdYield, {AttemptState::kRunning},
-                                     c.lease_token, &d);
+  const Job* j = detail::worker_gate(s, c.job_id, detail::kCmdYield, c.lease_token, &d);
   if (j == nullptr) return d;
   if (c.reason.size() > kReasonBytesMax) {
     return detail::invalid_field("reason",

@@ -1,5 +1,12 @@
 // The attempt state machine of docs/domain.md 1.1: every allowed transition, the
 // forbidden pairs the spec names, and terminal states refusing everything.
+#include <functional>
+#include <map>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "projections/job_commands.h"
 #include "tests/projections/job_testing.h"
 
 namespace runledger::job_tests {
@@ -279,6 +286,83 @@ TEST_F(JobTransitions, EveryCommandOnAnUnknownJobIsNotFound) {
   expect_refused(outcome_unknown("nope", holds::kResultUnknown), 404, "not_found");
   expect_refused(reattach_running("nope"), 404, "not_found");
   expect_refused(rerun("nope"), 404, "not_found");
+}
+
+// ---- the table of projections/job_commands.h and the deciders agree ----
+
+// For each state a latest attempt can be in and each command sent to one
+// job: a command the table refuses in that state is refused for its state
+// (409 invalid_transition naming the state and the table's `allowed`); one
+// the table accepts is never refused for its state alone. A claim is not
+// sent to one job (it takes the best ready one): the claim tests cover it.
+TEST_F(JobTransitions, EachStateRefusesByItsStateExactlyWhatTheTableRefuses) {
+  using Builder = std::function<void(const std::string&, const std::string&)>;
+  // Built in an order in which making one does not move another: an expiry
+  // moves every lease, and a claim takes the oldest queued job.
+  const std::vector<std::pair<AttemptState, Builder>> states = {
+      {AttemptState::kStale, [&](auto& id, auto& t) { given_stale(id, t); }},
+      {AttemptState::kSucceeded, [&](auto& id, auto& t) { given_succeeded(id, t); }},
+      {AttemptState::kFailed, [&](auto& id, auto& t) { given_failed(id, t); }},
+      {AttemptState::kCancelled, [&](auto& id, auto& t) { given_cancelled(id, t); }},
+      {AttemptState::kRunning, [&](auto& id, auto& t) { given_running(id, t); }},
+      {AttemptState::kLeased,
+       [&](auto& id, auto& t) {
+         enqueue(id, t);
+         ASSERT_EQ(claim(), id);
+       }},
+      {AttemptState::kQueued, [&](auto& id, auto& t) { enqueue(id, t); }},
+  };
+  const std::map<std::string_view, std::function<Decision(const std::string&)>> send = {
+      {jobs::detail::kCmdHeartbeat, [&](auto& id) { return heartbeat(id); }},
+      {jobs::detail::kCmdRelease, [&](auto& id) { return release(id); }},
+      {jobs::detail::kCmdStart, [&](auto& id) { return start(id); }},
+      {jobs::detail::kCmdStepStart, [&](auto& id) { return step_start(id, "FETCH"); }},
+      {jobs::detail::kCmdStepDone, [&](auto& id) { return step_done(id, "FETCH"); }},
+      {jobs::detail::kCmdStepFailed, [&](auto& id) { return step_fail(id, "FETCH", false); }},
+      {jobs::detail::kCmdCancel, [&](auto& id) { return cancel(id); }},
+      {jobs::detail::kCmdOutcomeUnknown,
+       [&](auto& id) { return outcome_unknown(id, holds::kExecutionStateUnknown); }},
+      {jobs::detail::kCmdReattach, [&](auto& id) { return reattach_running(id); }},
+      {jobs::detail::kCmdYield, [&](auto& id) { return yield(id); }},
+      {jobs::detail::kCmdRerun, [&](auto& id) { return rerun(id); }},
+      {jobs::detail::kCmdCancelAck, [&](auto& id) { return cancel_ack(id); }},
+  };
+  ASSERT_EQ(send.size() + 1, std::size(jobs::detail::kCommandRules)) << "a command is not sent";
+  std::vector<std::tuple<AttemptState, std::string_view, std::string>> cases;
+  for (const auto& [state, build] : states) {
+    for (const auto& [command, _] : send) {
+      const std::string id = std::string(to_string(state)) + "-" + std::string(command);
+      build(id, "target-" + id);
+      ASSERT_EQ(state_of(id), state) << id;
+      cases.emplace_back(state, command, id);
+    }
+  }
+  size_t refused_by_state = 0;
+  for (const auto& [state, command, id] : cases) {
+    const nlohmann::json allowed = jobs::detail::allowed_commands(job_of(id).latest());
+    const Decision d = send.at(command)(id);
+    const std::string by_state_alone = "job " + id + " is " + to_string(state) + ": cannot " +
+                                       std::string(command) + " (allowed: " +
+                                       [&] {
+                                         std::string list;
+                                         for (const auto& c : allowed) {
+                                           list +=
+                                               (list.empty() ? "" : ", ") + c.get<std::string>();
+                                         }
+                                         return list;
+                                       }() +
+                                       ")";
+    if (!jobs::detail::state_accepts(state, command)) {
+      ++refused_by_state;
+      ASSERT_TRUE(d.rejection) << id << " was taken";
+      EXPECT_EQ(d.rejection->code, "invalid_transition") << id << ": " << d.rejection->message;
+      EXPECT_EQ(d.rejection->extra["state"], to_string(state)) << id;
+      EXPECT_EQ(d.rejection->extra["allowed"], allowed) << id;
+    } else if (d.rejection) {
+      EXPECT_NE(d.rejection->message, by_state_alone) << id << " is refused for its state";
+    }
+  }
+  EXPECT_GT(refused_by_state, 0u);
 }
 
 }  // namespace
