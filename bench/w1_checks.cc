@@ -7,6 +7,7 @@
 
 #include "bench/machine.h"
 #include "events/event_store.h"
+#include "projections/stream_name.h"
 
 namespace runledger::bench {
 namespace {
@@ -17,7 +18,7 @@ struct ViewCount {
 };
 
 Status count_views(const EventStore& store, const W1Plan& plan, ViewCount* out) {
-  std::string prefix = "job/" + plan.id_prefix + "-";
+  std::string prefix = job_stream(plan.id_prefix + "-");
   return store.scan_views(prefix, "", [&](std::string_view, std::string_view value) {
     ++out->views;
     auto j = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);

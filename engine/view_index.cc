@@ -9,6 +9,7 @@
 #include "engine/entities.h"
 #include "projections/hold.h"
 #include "projections/job.h"
+#include "projections/stream_name.h"
 
 namespace runledger::view_index {
 
@@ -146,7 +147,8 @@ bool stream_of_key(std::string_view key, std::string* stream) {
         (static_cast<uint8_t>(key[path.size()]) << 8) | static_cast<uint8_t>(key[path.size() + 1]);
     const size_t id_at = path.size() + 2 + n;
     if (id_at >= key.size()) return false;
-    *stream = (f == Field::kHoldTarget ? "hold/" : "job/") + std::string(key.substr(id_at));
+    *stream = stream_name(f == Field::kHoldTarget ? StreamKind::kHold : StreamKind::kJob,
+                          key.substr(id_at));
     return true;
   }
   return false;
@@ -257,8 +259,8 @@ Status build(EventStore& store, size_t* indexed) {
     }
     return batch.empty() ? Status::Ok() : store.append(batch);
   };
-  for (std::string_view entity_prefix : {"job/", "hold/"}) {
-    if (Status s = for_each_chunk(store, entity_prefix, index_chunk); !s.ok()) return s;
+  for (StreamKind kind : {StreamKind::kJob, StreamKind::kHold}) {
+    if (Status s = for_each_chunk(store, stream_prefix(kind), index_chunk); !s.ok()) return s;
   }
   AppendBatch mark;
   add_count_writes(counts, nullptr, &mark.views);
@@ -285,8 +287,8 @@ Status check(const EventStore& store, std::vector<std::string>* problems) {
     }
     return Status::Ok();
   };
-  for (std::string_view entity_prefix : {"job/", "hold/"}) {
-    if (Status s = for_each_chunk(store, entity_prefix, entries_of_views); !s.ok()) return s;
+  for (StreamKind kind : {StreamKind::kJob, StreamKind::kHold}) {
+    if (Status s = for_each_chunk(store, stream_prefix(kind), entries_of_views); !s.ok()) return s;
   }
   // ...and every entry is one of a stored view's.
   std::string stream;

@@ -7,10 +7,6 @@
 namespace runledger::http {
 namespace {
 
-// A page of the connectors list: at most this many, and this many unless asked.
-constexpr size_t kListLimitMax = 1000;
-
-constexpr size_t kDocumentIdBytesMax = 512;
 constexpr size_t kDocumentErrorBytesMax = 4096;
 
 std::optional<nlohmann::json> live_connector(const State& s, const std::string& id) {
@@ -40,10 +36,10 @@ std::vector<std::string> doc_ids(const nlohmann::json& v, const std::string& fie
   std::vector<std::string> out;
   for (const auto& id : v) {
     if (!id.is_string() || id.get_ref<const std::string&>().empty() ||
-        id.get_ref<const std::string&>().size() > kDocumentIdBytesMax) {
+        id.get_ref<const std::string&>().size() > connectors::kDocumentIdBytesMax) {
       throw FieldError{"invalid_field", field,
                        "field '" + field + "' must hold non-empty document ids of at most " +
-                           std::to_string(kDocumentIdBytesMax) + " bytes"};
+                           std::to_string(connectors::kDocumentIdBytesMax) + " bytes"};
     }
     out.push_back(id.get<std::string>());
   }
@@ -60,7 +56,7 @@ std::pair<std::string, std::string> failed_document(const nlohmann::json& f,
   }
   JsonInput item(f, at + ".");
   item.only({"id", "error"});
-  std::string id = item.str("id", kDocumentIdBytesMax);
+  std::string id = item.str("id", connectors::kDocumentIdBytesMax);
   return {std::move(id), item.str("error", kDocumentErrorBytesMax)};
 }
 
@@ -263,6 +259,7 @@ void add_read_routes(Router& router, Engine& engine) {
     const auto* status = a.query_value("status");
     const auto* sync = a.query_value("sync_status");
     const auto limit = static_cast<size_t>(
+        // A page of the list: at most kListLimitMax, and that many unless asked.
         query_int(a, "limit", kListLimitMax, 1, static_cast<int64_t>(kListLimitMax)));
     // The cursor is the id of the last connector of a page (`next`).
     const std::string after = query_id(a, "after").value_or("");

@@ -7,6 +7,7 @@
 #include "engine/entities.h"
 #include "engine/view_index.h"
 #include "http/handler_support.h"
+#include "projections/stream_name.h"
 
 namespace runledger::http {
 
@@ -177,9 +178,9 @@ Status fold_target_as_of(Engine& engine, const std::string& target, uint64_t as_
   });
   const EventStore& store = engine.store();
   if (view_index::ready(store)) {
-    for (const auto& by_target : {std::pair{view_index::Field::kJobTarget, "job/"},
-                                  std::pair{view_index::Field::kHoldTarget, "hold/"}}) {
-      const std::string kind = by_target.second;
+    for (const auto& by_target : {std::pair{view_index::Field::kJobTarget, StreamKind::kJob},
+                                  std::pair{view_index::Field::kHoldTarget, StreamKind::kHold}}) {
+      const std::string kind(stream_prefix(by_target.second));
       const std::string index_prefix = view_index::prefix(by_target.first, target);
       Status st = store.scan_views(index_prefix, "", [&](std::string_view key, std::string_view) {
         streams.push_back(kind + std::string(key.substr(index_prefix.size())));
@@ -188,9 +189,10 @@ Status fold_target_as_of(Engine& engine, const std::string& target, uint64_t as_
       if (!st.ok()) return st;
     }
   } else {  // a store not indexed yet (read-only, written before the index)
-    for (const char* kind : {"job/", "hold/"}) {
-      scan_stored(store, kind, "", [&](std::string_view id, const nlohmann::json& v) {
-        if (v.value("target", "") == target) streams.push_back(kind + std::string(id));
+    for (StreamKind kind : {StreamKind::kJob, StreamKind::kHold}) {
+      const std::string prefix(stream_prefix(kind));
+      scan_stored(store, prefix, "", [&](std::string_view id, const nlohmann::json& v) {
+        if (v.value("target", "") == target) streams.push_back(stream_name(kind, id));
         return true;
       });
     }

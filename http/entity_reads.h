@@ -15,6 +15,9 @@
 
 namespace runledger::http {
 
+// The most entities one page of a listing holds (`limit`).
+inline constexpr size_t kListLimitMax = 1000;
+
 // Renders the live entity behind `stream` from the state, or nullopt when it
 // is not in memory.
 using LiveView = std::function<std::optional<nlohmann::json>(const State& s)>;

@@ -6,6 +6,7 @@
 #include "events/keys.h"
 #include "http/handler_support.h"
 #include "http/routes.h"
+#include "projections/stream_name.h"
 
 namespace runledger::http {
 namespace {
@@ -17,8 +18,6 @@ constexpr int64_t kEventsLimitDefault = 100;
 // page that found fewer than its limit within this many events ends there
 // (next_after says where), so a rare type costs bounded work per page.
 constexpr uint64_t kFilterScanEventsMax = 100'000;
-
-constexpr std::string_view kStreamKinds[] = {"job/", "connector/", "hold/"};
 
 struct Filter {
   std::string stream;           // an exact stream, or empty
@@ -34,14 +33,10 @@ ApiError bad_query(const std::string& name, const std::string& message) {
 Filter read_filter(const ApiRequest& a) {
   Filter f;
   if (const std::string* stream = a.query_value("stream")) {
-    const bool kind = std::find(std::begin(kStreamKinds), std::end(kStreamKinds), *stream) !=
-                      std::end(kStreamKinds);
-    if (kind) {
+    const std::optional<StreamKind> kind = stream_kind(*stream);
+    if (kind && *stream == stream_prefix(*kind)) {
       f.kind = *stream;
-    } else if (keys::valid_stream_name(*stream) &&
-               std::any_of(std::begin(kStreamKinds), std::end(kStreamKinds),
-                           [&](std::string_view k) { return stream->rfind(k, 0) == 0; }) &&
-               valid_id(stream->substr(stream->find('/') + 1))) {
+    } else if (kind && keys::valid_stream_name(*stream) && valid_id(stream_id(*stream, *kind))) {
       f.stream = *stream;
     } else {
       throw bad_query("stream",

@@ -10,6 +10,7 @@
 #include "engine/idempotency.h"
 #include "http/json_depth.h"
 #include "http/number_overflow.h"
+#include "projections/limits.h"
 
 namespace runledger::http {
 
@@ -160,11 +161,11 @@ std::optional<std::string> query_id(const ApiRequest& r, const std::string& name
   const std::string* v = r.query_value(name);
   if (v == nullptr) return std::nullopt;
   if (!valid_id(*v)) {
-    throw ApiError{
-        422,
-        "invalid_query",
-        "query parameter '" + name + "' must be an id: 1-128 characters of A-Z a-z 0-9 . _ : -",
-        {{"field", name}}};
+    throw ApiError{422,
+                   "invalid_query",
+                   "query parameter '" + name + "' must be an id: 1-" +
+                       std::to_string(limits::kIdBytesMax) + " characters of A-Z a-z 0-9 . _ : -",
+                   {{"field", name}}};
   }
   return *v;
 }

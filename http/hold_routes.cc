@@ -3,14 +3,10 @@
 #include "http/entity_reads.h"
 #include "http/handler_support.h"
 #include "http/routes.h"
+#include "projections/limits.h"
 
 namespace runledger::http {
 namespace {
-
-constexpr size_t kTargetBytesMax = 256;
-constexpr size_t kNoteBytesMax = 4096;
-// A page of the holds list: at most this many, and this many unless asked.
-constexpr size_t kListLimitMax = 1000;
 
 std::optional<nlohmann::json> live_hold(const State& s, const std::string& id) {
   auto it = s.holds.by_id.find(id);
@@ -29,6 +25,7 @@ Renderer hold_reply(std::string id, int status) {
 
 Reply list_holds(Engine& engine, const ApiRequest& a) {
   const auto limit = static_cast<size_t>(
+      // A page of the list: at most kListLimitMax, and that many unless asked.
       query_int(a, "limit", kListLimitMax, 1, static_cast<int64_t>(kListLimitMax)));
   // The cursor is the id of the last hold of a page (`next`).
   const std::string after = query_id(a, "after").value_or("");
@@ -56,7 +53,8 @@ Reply list_holds(Engine& engine, const ApiRequest& a) {
     stored = {StoredMatches::Mode::kIndexed,
               view_index::prefix(view_index::Field::kHoldTarget, *target)};
   }
-  Page page = list_entities(engine, "hold/", after, limit, live_page, keep, stored);
+  Page page = list_entities(engine, std::string(stream_prefix(StreamKind::kHold)), after, limit,
+                            live_page, keep, stored);
   nlohmann::json out{{"holds", std::move(page.items)}};
   out["next"] = page.next ? nlohmann::json(*page.next) : nlohmann::json(nullptr);
   return Reply::json(200, out);
@@ -71,7 +69,7 @@ void add_hold_routes(Router& router, Engine& engine) {
       in.only({"target", "kind", "reason", "job"});
       holds::Place c;
       c.id = new_id("hold");
-      c.target = in.str("target", kTargetBytesMax);
+      c.target = in.str("target", limits::kTargetBytesMax);
       c.kind = in.enumeration("kind", {holds::kExecutionStateUnknown, holds::kResultUnknown});
       c.reason = in.str("reason", holds::kReasonBytesMax);
       c.job = in.opt_id("job").value_or("");
@@ -87,7 +85,7 @@ void add_hold_routes(Router& router, Engine& engine) {
       in.only({"note", "execution_stopped", "outcome"});
       holds::ReleaseHold c;
       c.id = a.param("id");
-      c.note = in.str("note", kNoteBytesMax);
+      c.note = in.str("note", holds::kNoteBytesMax);
       c.execution_stopped = in.opt_bool("execution_stopped");
       c.outcome = in.opt_enumeration("outcome", {"SUCCEEDED", "FAILED"});
       Request r;

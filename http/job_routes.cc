@@ -10,18 +10,11 @@
 #include "http/entity_reads.h"
 #include "http/handler_support.h"
 #include "http/routes.h"
+#include "projections/limits.h"
 
 namespace runledger::http {
 namespace {
 
-constexpr size_t kNameBytesMax = 128;
-constexpr size_t kTargetBytesMax = 256;
-constexpr size_t kReasonBytesMax = 1024;
-constexpr size_t kKindsMax = 64;
-// The longest a claim waits for work (wait_s).
-constexpr int64_t kClaimWaitSMax = 30;
-constexpr int64_t kPriorityAbsMax = 1'000'000;
-constexpr size_t kListLimitMax = 1000;
 constexpr size_t kListLimitDefault = 100;
 
 std::string lease_token(const JsonInput& in) {
@@ -123,8 +116,8 @@ Request enqueue(const nlohmann::json& body) {
            "not_before"});
   jobs::Enqueue c;
   c.id = in.opt_id("id").value_or(new_id("job"));
-  c.kind = in.str("kind", kNameBytesMax);
-  c.target = in.str("target", kTargetBytesMax);
+  c.kind = in.str("kind", limits::kNameBytesMax);
+  c.target = in.str("target", limits::kTargetBytesMax);
   c.input = input_json(in);
   if (auto p = in.opt_str_list("plan", jobs::kPlanStepsMax, jobs::kStepNameBytesMax)) {
     if (p->empty()) throw FieldError{"invalid_field", "plan", "field 'plan' must not be empty"};
@@ -144,8 +137,8 @@ Request enqueue(const nlohmann::json& body) {
   }
   c.max_attempts =
       static_cast<int>(in.opt_integer("max_attempts", 1, jobs::kMaxAttemptsMax).value_or(3));
-  c.priority =
-      static_cast<int>(in.opt_integer("priority", -kPriorityAbsMax, kPriorityAbsMax).value_or(0));
+  c.priority = static_cast<int>(
+      in.opt_integer("priority", -limits::kPriorityAbsMax, limits::kPriorityAbsMax).value_or(0));
   c.not_before_ms = in.opt_time_ms("not_before").value_or(0);
   Request r;
   std::string id = c.id;
@@ -182,11 +175,11 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
       JsonInput in(body);
       in.only({"worker", "kinds", "lease_s", "wait_s"});
       jobs::Claim c;
-      c.worker = in.str("worker", kNameBytesMax);
-      c.kinds =
-          in.opt_str_list("kinds", kKindsMax, kNameBytesMax).value_or(std::vector<std::string>{});
+      c.worker = in.str("worker", limits::kNameBytesMax);
+      c.kinds = in.opt_str_list("kinds", limits::kKindsPerClaimMax, limits::kNameBytesMax)
+                    .value_or(std::vector<std::string>{});
       c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
-      const int64_t wait_s = in.opt_integer("wait_s", 0, kClaimWaitSMax).value_or(0);
+      const int64_t wait_s = in.opt_integer("wait_s", 0, limits::kClaimWaitSMax).value_or(0);
       if (wait_s > 0) long_poll = LongPoll{std::chrono::seconds(wait_s), claim_group(c.kinds)};
       c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
       Request r;
@@ -280,7 +273,7 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
                      token_only([](ApiRequest& a, JsonInput& in) -> Command {
                        in.only({"lease_token", "reason"});
                        return jobs::Yield{a.param("id"), lease_token(in),
-                                          in.opt_str("reason", kReasonBytesMax).value_or("")};
+                                          in.opt_str("reason", jobs::kReasonBytesMax).value_or("")};
                      }));
   router.add_command("POST", "/v1/jobs/{id}/reattach", [o](ApiRequest& a) {
     return prepare_command(a, [&](const nlohmann::json& body) {
@@ -289,7 +282,7 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
                "lease_s"});
       jobs::Reattach c;
       c.job_id = a.param("id");
-      c.worker = in.str("worker", kNameBytesMax);
+      c.worker = in.str("worker", limits::kNameBytesMax);
       auto handle = opt_execution_handle(in);
       if (!handle) {
         throw FieldError{"missing_field", "execution_handle",
@@ -350,7 +343,8 @@ void add_operator_routes(Router& router) {
       JsonInput in(body);
       in.only({"reason"});
       Request r;
-      r.command = jobs::Cancel{a.param("id"), in.opt_str("reason", kReasonBytesMax).value_or("")};
+      r.command =
+          jobs::Cancel{a.param("id"), in.opt_str("reason", jobs::kReasonBytesMax).value_or("")};
       r.render = job_reply(a.param("id"), 202);
       return r;
     });
@@ -360,7 +354,8 @@ void add_operator_routes(Router& router) {
       JsonInput in(body);
       in.only({"reason"});
       Request r;
-      r.command = jobs::Rerun{a.param("id"), in.opt_str("reason", kReasonBytesMax).value_or("")};
+      r.command =
+          jobs::Rerun{a.param("id"), in.opt_str("reason", jobs::kReasonBytesMax).value_or("")};
       r.render = job_reply(a.param("id"), 201);
       return r;
     });
@@ -416,8 +411,8 @@ Reply list_jobs(Engine& engine, const ApiRequest& a) {
     }
     return out;
   };
-  Page page = list_entities(engine, "job/", after, limit, live_page, keep,
-                            stored_jobs_matching(state, target, kind));
+  Page page = list_entities(engine, std::string(stream_prefix(StreamKind::kJob)), after, limit,
+                            live_page, keep, stored_jobs_matching(state, target, kind));
   nlohmann::json out{{"jobs", std::move(page.items)}};
   out["next"] = page.next ? nlohmann::json(*page.next) : nlohmann::json(nullptr);
   return Reply::json(200, out);

@@ -1,6 +1,7 @@
 #include "http/json_input.h"
 
 #include "events/event_codec.h"
+#include "projections/limits.h"
 
 namespace runledger::http {
 namespace {
@@ -17,7 +18,7 @@ std::string type_name(const nlohmann::json& v) {
 }  // namespace
 
 bool valid_id(std::string_view s) {
-  if (s.empty() || s.size() > 128) return false;
+  if (s.empty() || s.size() > limits::kIdBytesMax) return false;
   for (char c : s) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '.' || c == '_' || c == ':' || c == '-';
@@ -80,7 +81,8 @@ std::optional<std::string> JsonInput::opt_id(std::string_view field) const {
   auto s = opt_str(field, 1 << 20);
   if (s && !valid_id(*s)) {
     fail("invalid_field", field,
-         "field '" + name(field) + "' must be 1-128 characters of A-Z a-z 0-9 . _ : -");
+         "field '" + name(field) + "' must be 1-" + std::to_string(limits::kIdBytesMax) +
+             " characters of A-Z a-z 0-9 . _ : -");
   }
   return s;
 }

@@ -11,7 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/idempotency.h"
 #include "http/openapi_schemas.h"
+#include "http/request_entry.h"
+#include "projections/connector.h"
+#include "projections/hold.h"
+#include "projections/job.h"
+#include "projections/limits.h"
 
 namespace runledger::http {
 namespace {
@@ -45,32 +51,52 @@ struct Operation {
 };
 
 json str() { return {{"type", "string"}}; }
-json str(int max_bytes) { return {{"type", "string"}, {"minLength", 1}, {"maxLength", max_bytes}}; }
+json str(size_t max_bytes) {
+  return {{"type", "string"}, {"minLength", 1}, {"maxLength", max_bytes}};
+}
+// A text that may be empty, of at most `max_bytes`.
+json text(size_t max_bytes) { return {{"type", "string"}, {"maxLength", max_bytes}}; }
 json integer(int64_t min, int64_t max) {
   return {{"type", "integer"}, {"minimum", min}, {"maximum", max}};
 }
 json boolean() { return {{"type", "boolean"}}; }
+// 1 to `max_bytes` printable ASCII characters (a header's value).
+json printable(size_t max_bytes) {
+  return {{"type", "string"}, {"pattern", "^[\\x20-\\x7E]{1," + std::to_string(max_bytes) + "}$"}};
+}
 json any_json() { return {{"description", "any JSON value"}}; }
 json enumeration(std::initializer_list<const char*> values) {
   json e = json::array();
   for (const char* v : values) e.push_back(v);
   return {{"type", "string"}, {"enum", e}};
 }
-json id() { return {{"type", "string"}, {"pattern", "^[A-Za-z0-9._:-]{1,128}$"}}; }
+json id() { return openapi::id_schema(); }
 json token() {
   return {{"type", "string"},
-          {"pattern", "^[0-9a-f]{32}$"},
+          {"pattern", "^[0-9a-f]{" + std::to_string(jobs::kLeaseTokenChars) + "}$"},
           {"description", "the lease token the claim or reattach returned"}};
 }
-json names() {
+// A plan's step names (plan, reuse_on_rerun).
+json step_names() {
   return {{"type", "array"},
-          {"maxItems", 64},
-          {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", 64}}}};
+          {"maxItems", jobs::kPlanStepsMax},
+          {"items", str(jobs::kStepNameBytesMax)}};
 }
-json handle() { return {{"type", "string"}, {"pattern", "^[\\x20-\\x7E]{1,256}$"}}; }
+// The kinds a claim asks for.
+json kinds() {
+  return {{"type", "array"},
+          {"maxItems", limits::kKindsPerClaimMax},
+          {"items", str(limits::kNameBytesMax)}};
+}
+json handle() {
+  return {{"type", "string"},
+          {"pattern", "^[\\x20-\\x7E]{1," + std::to_string(jobs::kExecutionHandleCharsMax) + "}$"}};
+}
 json hold_kind() { return enumeration({"EXECUTION_STATE_UNKNOWN", "RESULT_UNKNOWN"}); }
 json schedule() {
-  return {{"type", json::array({"integer", "null"})}, {"minimum", 1}, {"maximum", 31622400}};
+  return {{"type", json::array({"integer", "null"})},
+          {"minimum", 1},
+          {"maximum", connectors::kSyncScheduleSMax}};
 }
 
 constexpr int64_t kMaxLease = 86400 * 366;  // the server's --lease-max-s bounds it further
@@ -86,13 +112,13 @@ const std::vector<Operation>& operations() {
        {{201, "Job", "the job"},
         {200, "Job", "the same id posted again with the same body: the job as it is"}},
        {{"id", id()},
-        {"kind", str(128), true},
-        {"target", str(256), true},
+        {"kind", str(limits::kNameBytesMax), true},
+        {"target", str(limits::kTargetBytesMax), true},
         {"input", any_json()},
-        {"plan", names()},
-        {"reuse_on_rerun", names()},
-        {"max_attempts", integer(1, 100)},
-        {"priority", integer(-1000000, 1000000)},
+        {"plan", step_names()},
+        {"reuse_on_rerun", step_names()},
+        {"max_attempts", integer(1, jobs::kMaxAttemptsMax)},
+        {"priority", integer(-limits::kPriorityAbsMax, limits::kPriorityAbsMax)},
         {"not_before", {{"type", "string"}, {"format", "date-time"}}}}},
       {"get",
        "/v1/jobs",
@@ -125,10 +151,10 @@ const std::vector<Operation>& operations() {
        "Claim the best ready job, waiting up to wait_s for one",
        {{200, "JobLease", "the job and its lease"},
         {204, nullptr, "nothing ready (after wait_s seconds)"}},
-       {{"worker", str(128), true},
-        {"kinds", names()},
+       {{"worker", str(limits::kNameBytesMax), true},
+        {"kinds", kinds()},
         {"lease_s", integer(1, kMaxLease)},
-        {"wait_s", integer(0, 30)}}},
+        {"wait_s", integer(0, limits::kClaimWaitSMax)}}},
       {"post",
        "/v1/jobs/{id}/heartbeat",
        "heartbeatJob",
@@ -177,7 +203,7 @@ const std::vector<Operation>& operations() {
        "jobs",
        "Cancel the job, or request a cancel of its running attempt",
        {{202, "Job", "the job"}},
-       {{"reason", {{"type", "string"}, {"maxLength", 1024}}}},
+       {{"reason", text(jobs::kReasonBytesMax)}},
        {},
        true},
       {"post",
@@ -200,11 +226,11 @@ const std::vector<Operation>& operations() {
        "workers",
        "Reattach to or resolve an execution, or one step's observed exit",
        {{200, "JobLease", "the job; the lease for running, and for a step's exit 0"}},
-       {{"worker", str(128), true},
+       {{"worker", str(limits::kNameBytesMax), true},
         {"execution_handle", handle(), true},
         {"observed", enumeration({"running", "exited"}), true},
         {"exit_code", integer(INT32_MIN, INT32_MAX)},
-        {"step", str(64)},
+        {"step", str(jobs::kStepNameBytesMax)},
         {"output", any_json()},
         {"retryable", boolean()},
         {"lease_s", integer(1, kMaxLease)}}},
@@ -214,14 +240,14 @@ const std::vector<Operation>& operations() {
        "workers",
        "Hand a running attempt back between steps (its next attempt is QUEUED)",
        {{200, "Job", "the job"}},
-       {{"lease_token", token(), true}, {"reason", {{"type", "string"}, {"maxLength", 1024}}}}},
+       {{"lease_token", token(), true}, {"reason", text(jobs::kReasonBytesMax)}}},
       {"post",
        "/v1/jobs/{id}/rerun",
        "rerunJob",
        "jobs",
        "Rerun a finished job",
        {{201, "Job", "the job with its new attempt"}},
-       {{"reason", {{"type", "string"}, {"maxLength", 1024}}}},
+       {{"reason", text(jobs::kReasonBytesMax)}},
        {},
        true},
       // Connectors
@@ -232,7 +258,9 @@ const std::vector<Operation>& operations() {
        "Create a connector",
        {{201, "Connector", "the connector"},
         {200, "Connector", "the same id posted again with the same body: the connector as it is"}},
-       {{"id", id()}, {"name", str(256), true}, {"sync_schedule_s", schedule()}}},
+       {{"id", id()},
+        {"name", str(connectors::kNameBytesMax), true},
+        {"sync_schedule_s", schedule()}}},
       {"get",
        "/v1/connectors",
        "listConnectors",
@@ -256,7 +284,7 @@ const std::vector<Operation>& operations() {
        "Update status, name or schedule",
        {{200, "Connector", "the connector"}},
        {{"status", enumeration({"active", "paused"})},
-        {"name", str(256)},
+        {"name", str(connectors::kNameBytesMax)},
         {"sync_schedule_s", schedule()}}},
       {"delete",
        "/v1/connectors/{id}",
@@ -331,9 +359,9 @@ const std::vector<Operation>& operations() {
        "holds",
        "Place a hold on a target",
        {{201, "Hold", "the hold"}},
-       {{"target", str(256), true},
+       {{"target", str(limits::kTargetBytesMax), true},
         {"kind", hold_kind(), true},
-        {"reason", str(4096), true},
+        {"reason", str(holds::kReasonBytesMax), true},
         {"job", id()}}},
       {"get",
        "/v1/holds",
@@ -365,7 +393,7 @@ const std::vector<Operation>& operations() {
        "holds",
        "Release a hold with evidence",
        {{200, "Hold", "the hold"}},
-       {{"note", str(4096), true},
+       {{"note", str(holds::kNoteBytesMax), true},
         {"execution_stopped", boolean()},
         {"outcome", enumeration({"SUCCEEDED", "FAILED"})}}},
       {"get",
@@ -539,10 +567,10 @@ json components(const json& schemas) {
        header("Idempotency-Key",
               "a repeat of the same request under this key gets the first reply and changes "
               "nothing",
-              {{"type", "string"}, {"pattern", "^[\\x20-\\x7E]{1,128}$"}})},
+              printable(kIdempotencyKeyBytesMax))},
       {"Actor",
        header("X-Runledger-Actor", "who acts, with authentication off (the token's name otherwise)",
-              {{"type", "string"}, {"pattern", "^[\\x20-\\x7E]{1,128}$"}})},
+              printable(kActorBytesMax))},
       {"LastEventId", header("Last-Event-ID", "resume after this seq (wins over `after`)",
                              {{"type", "integer"}, {"minimum", 0}})},
   };

@@ -10,6 +10,9 @@
 #include <string>
 #include <utility>
 
+#include "projections/connector.h"
+#include "projections/limits.h"
+
 namespace runledger::http::openapi {
 namespace {
 
@@ -53,11 +56,16 @@ json object(std::initializer_list<std::pair<const char*, json>> fields,
   return o;
 }
 
-const char* const kId = "1-128 characters of A-Z a-z 0-9 . _ : -";
+}  // namespace
 
 json id_schema() {
-  return {{"type", "string"}, {"pattern", "^[A-Za-z0-9._:-]{1,128}$"}, {"description", kId}};
+  const std::string bound = std::to_string(limits::kIdBytesMax);
+  return {{"type", "string"},
+          {"pattern", "^[A-Za-z0-9._:-]{1," + bound + "}$"},
+          {"description", "1-" + bound + " characters of A-Z a-z 0-9 . _ : -"}};
 }
+
+namespace {
 
 json attempt_state() {
   return one_of_strings(
@@ -218,8 +226,9 @@ json event() {
 }
 
 json documents_report() {
-  json ids = array_of(str(1, 512));
-  json failed = array_of(object({{"id", str(1, 512)}, {"error", str()}}, {"id"}));
+  const json doc_id = str(1, connectors::kDocumentIdBytesMax);
+  json ids = array_of(doc_id);
+  json failed = array_of(object({{"id", doc_id}, {"error", str()}}, {"id"}));
   return object({{"pending", ids}, {"running", ids}, {"indexed", ids}, {"failed", failed}}, {},
                 "Document states a sync reports, at most 10,000 documents in all");
 }

@@ -11,6 +11,9 @@ namespace runledger::http::openapi {
 // components.schemas: Job, Connector, Hold, Event, Error...
 nlohmann::json component_schemas();
 
+// An entity's id (projections/limits.h).
+nlohmann::json id_schema();
+
 // A reference to one of component_schemas().
 nlohmann::json ref(const char* name);
 

@@ -86,7 +86,8 @@ std::optional<Reply> read_api_headers(const HeaderList& headers, const Auth* aut
   } else if (const std::string* actor = find_header(headers, "X-Runledger-Actor")) {
     if (actor->empty() || actor->size() > kActorBytesMax || !printable(*actor)) {
       return Reply::error(422, "invalid_field",
-                          "header X-Runledger-Actor must be 1-128 printable characters",
+                          "header X-Runledger-Actor must be 1-" + std::to_string(kActorBytesMax) +
+                              " printable characters",
                           {{"field", "X-Runledger-Actor"}});
     }
     a.actor = *actor;
@@ -94,7 +95,8 @@ std::optional<Reply> read_api_headers(const HeaderList& headers, const Auth* aut
   if (const std::string* key = find_header(headers, "Idempotency-Key")) {
     if (key->empty() || key->size() > kIdempotencyKeyBytesMax || !printable(*key)) {
       return Reply::error(422, "invalid_field",
-                          "header Idempotency-Key must be 1-128 printable characters",
+                          "header Idempotency-Key must be 1-" +
+                              std::to_string(kIdempotencyKeyBytesMax) + " printable characters",
                           {{"field", "Idempotency-Key"}});
     }
     a.idempotency_key = *key;

@@ -42,7 +42,7 @@ inline constexpr size_t kLastErrorCodePointsMax = 500;
 inline constexpr size_t kNameBytesMax = 256;
 inline constexpr size_t kDocumentsPerReportMax = 10000;
 inline constexpr int64_t kSyncScheduleSMax = 366LL * 24 * 3600;
-inline constexpr size_t kDocumentIdBytesMax = 1024;
+inline constexpr size_t kDocumentIdBytesMax = 512;
 inline constexpr size_t kDocumentErrorCodePointsMax = 500;
 inline constexpr size_t kSyncIdBytesMax = 128;
 // How many ended syncs a connector remembers, so a late report can be told

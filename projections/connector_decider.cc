@@ -6,6 +6,7 @@
 
 #include "projections/connector.h"
 #include "projections/connector_internal.h"
+#include "projections/limits.h"
 #include "projections/state.h"
 
 namespace runledger::connectors {
@@ -16,8 +17,6 @@ using internal::invalid_field;
 using internal::not_found;
 
 namespace {
-
-constexpr size_t kIdBytesMax = 128;
 
 std::optional<Decision> check_name(const std::string& name) {
   if (name.empty() || name.size() > kNameBytesMax) {
@@ -66,8 +65,8 @@ Connector as_deleting(const Connector& c, const Context& ctx) {
 }  // namespace
 
 Decision decide(const State& s, const Create& c, const Context&) {
-  if (c.id.empty() || c.id.size() > kIdBytesMax) {
-    return invalid_field("id", fmt::format("id must be 1 to {} characters", kIdBytesMax));
+  if (c.id.empty() || c.id.size() > limits::kIdBytesMax) {
+    return invalid_field("id", fmt::format("id must be 1 to {} characters", limits::kIdBytesMax));
   }
   if (auto bad = check_name(c.name)) return std::move(*bad);
   if (auto bad = check_schedule(c.sync_schedule_s)) return std::move(*bad);

@@ -5,6 +5,7 @@
 
 #include "projections/connector.h"
 #include "projections/connector_internal.h"
+#include "projections/stream_name.h"
 
 namespace runledger::connectors {
 
@@ -90,9 +91,7 @@ std::string cut_code_points(std::string_view text, size_t max) {
 namespace internal {
 
 std::string_view id_of_stream(std::string_view stream) {
-  constexpr std::string_view kPrefix = "connector/";
-  if (stream.substr(0, kPrefix.size()) != kPrefix) return {};
-  return stream.substr(kPrefix.size());
+  return stream_id(stream, StreamKind::kConnector);
 }
 
 }  // namespace internal

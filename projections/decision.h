@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "events/event_generated.h"
+#include "projections/stream_name.h"
 
 namespace runledger {
 
@@ -86,10 +87,5 @@ struct Context {
   const Policy* policy = nullptr;
   IdSource* ids = nullptr;
 };
-
-// Stream names.
-inline std::string job_stream(std::string_view id) { return "job/" + std::string(id); }
-inline std::string connector_stream(std::string_view id) { return "connector/" + std::string(id); }
-inline std::string hold_stream(std::string_view id) { return "hold/" + std::string(id); }
 
 }  // namespace runledger

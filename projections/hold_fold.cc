@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "projections/state.h"
+#include "projections/stream_name.h"
 
 namespace runledger::holds {
 
@@ -44,11 +45,10 @@ void unindex_open(HoldsState& hs, const Hold& h) {
 }
 
 std::string hold_id_of(const fb::Event& e) {
-  constexpr std::string_view kPrefix = "hold/";
   std::string stream = str(e.stream());
-  const bool in_hold_stream = stream.rfind(kPrefix, 0) == 0;
-  assert(in_hold_stream && "hold event outside a hold stream");
-  return in_hold_stream ? stream.substr(kPrefix.size()) : stream;
+  const std::string_view id = stream_id(stream, StreamKind::kHold);
+  assert(!id.empty() && "hold event outside a hold stream");
+  return id.empty() ? stream : std::string(id);
 }
 
 void on_placed(HoldsState& hs, const fb::Event& e, const fb::HoldPlaced& p) {

@@ -7,6 +7,7 @@
 
 #include "projections/job_index.h"
 #include "projections/state.h"
+#include "projections/stream_name.h"
 
 namespace runledger::jobs {
 
@@ -14,7 +15,6 @@ namespace {
 
 using StringVector = flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>;
 
-constexpr std::string_view kJobStreamPrefix = "job/";
 constexpr std::string_view kCancelledStepError = "cancelled";
 
 std::string str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
@@ -307,9 +307,9 @@ void apply_event(Job& j, const fb::Event& e) {
 }  // namespace
 
 void evolve(State& s, const fb::Event& e) {
-  std::string_view stream = e.stream() == nullptr ? "" : e.stream()->string_view();
-  if (stream.substr(0, kJobStreamPrefix.size()) != kJobStreamPrefix) return;
-  std::string_view id = stream.substr(kJobStreamPrefix.size());
+  const std::string_view id =
+      stream_id(e.stream() == nullptr ? "" : e.stream()->string_view(), StreamKind::kJob);
+  if (id.empty()) return;
   if (const auto* ev = e.payload_as_JobEnqueued()) {
     if (s.jobs.by_id.find(id) != s.jobs.by_id.end()) return;
     Job j = enqueued_job(std::string(id), *ev, e);

@@ -17,11 +17,9 @@ Status forbidden(const fb::Event& e, std::string_view why) {
       fmt::format("{} on {}: {}", fb::EnumNamePayload(e.payload_type()), stream, why), e.seq());
 }
 
-bool stream_id(const fb::Event& e, std::string_view prefix, std::string_view* id) {
-  std::string_view stream = e.stream() == nullptr ? "" : e.stream()->string_view();
-  if (stream.substr(0, prefix.size()) != prefix || stream.size() == prefix.size()) return false;
-  *id = stream.substr(prefix.size());
-  return true;
+bool id_in_stream(const fb::Event& e, StreamKind kind, std::string_view* id) {
+  *id = stream_id(e.stream() == nullptr ? "" : e.stream()->string_view(), kind);
+  return !id->empty();
 }
 
 namespace {
@@ -30,9 +28,6 @@ using connectors::Connector;
 using ConnectorStatus = connectors::Status;
 using connectors::SyncStatus;
 using P = fb::Payload;
-
-constexpr std::string_view kConnectorPrefix = "connector/";
-constexpr std::string_view kHoldPrefix = "hold/";
 
 std::string text(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
 
@@ -180,7 +175,7 @@ Status check_on_connector(const fb::Event& e, const Connector& c) {
 
 Status check_connector_event(const State& s, const fb::Event& e) {
   std::string_view id;
-  if (!stream_id(e, kConnectorPrefix, &id)) {
+  if (!id_in_stream(e, StreamKind::kConnector, &id)) {
     return forbidden(e, "a connector event outside a connector stream");
   }
   auto it = s.connectors.by_id.find(std::string(id));
@@ -230,7 +225,8 @@ Status check_hold_released(const fb::Event& e, const holds::Hold* h) {
 
 Status check_hold_event(const State& s, const fb::Event& e) {
   std::string_view id;
-  if (!stream_id(e, kHoldPrefix, &id)) return forbidden(e, "a hold event outside a hold stream");
+  if (!id_in_stream(e, StreamKind::kHold, &id))
+    return forbidden(e, "a hold event outside a hold stream");
   auto it = s.holds.by_id.find(std::string(id));
   const holds::Hold* h = it == s.holds.by_id.end() ? nullptr : &it->second;
   if (e.payload_type() == P::HoldPlaced) return check_hold_placed(s, e, h);

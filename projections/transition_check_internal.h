@@ -9,6 +9,7 @@
 #include "events/event_generated.h"
 #include "events/status.h"
 #include "projections/state.h"
+#include "projections/stream_name.h"
 
 namespace runledger::transition_check {
 
@@ -17,7 +18,7 @@ Status forbidden(const fb::Event& e, std::string_view why);
 
 // Sets *id to what follows `prefix` in the event's stream; false when the
 // stream does not start with it.
-bool stream_id(const fb::Event& e, std::string_view prefix, std::string_view* id);
+bool id_in_stream(const fb::Event& e, StreamKind kind, std::string_view* id);
 
 // `e` is a job-stream event (JobEnqueued .. AttemptResolved, AttemptYielded).
 Status check_job_event(const State& s, const fb::Event& e);

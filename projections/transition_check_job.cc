@@ -22,8 +22,6 @@ using jobs::Step;
 using jobs::StepState;
 using P = fb::Payload;
 
-constexpr std::string_view kJobPrefix = "job/";
-
 std::string_view type_of(const fb::Event& e) { return fb::EnumNamePayload(e.payload_type()); }
 
 std::string text(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
@@ -388,7 +386,8 @@ Status check_on_job(const State& s, const fb::Event& e, const Job& j) {
 
 Status check_job_event(const State& s, const fb::Event& e) {
   std::string_view id;
-  if (!stream_id(e, kJobPrefix, &id)) return forbidden(e, "a job event outside a job stream");
+  if (!id_in_stream(e, StreamKind::kJob, &id))
+    return forbidden(e, "a job event outside a job stream");
   auto it = s.jobs.by_id.find(std::string(id));
   const Job* j = it == s.jobs.by_id.end() ? nullptr : &it->second;
   if (e.payload_type() == P::JobEnqueued) return check_enqueued(e, j);

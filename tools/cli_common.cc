@@ -7,6 +7,7 @@
 
 #include "cluster/pg_log_store.h"
 #include "events/event_codec.h"
+#include "projections/stream_name.h"
 
 namespace runledger::cli {
 
@@ -17,8 +18,6 @@ namespace {
 constexpr auto kProgressRedrawInterval = std::chrono::milliseconds(200);
 // The clock is read once per this many calls of update().
 constexpr uint64_t kProgressClockEvery = 4096;
-
-constexpr std::string_view kEntityPrefixes[] = {"job/", "connector/", "hold/"};
 
 }  // namespace
 
@@ -113,16 +112,14 @@ void Progress::draw(uint64_t done) {
 }
 
 bool entity_stream(std::string_view arg, std::string* stream) {
-  for (std::string_view prefix : kEntityPrefixes) {
-    if (arg.substr(0, prefix.size()) == prefix) {
-      if (arg.size() == prefix.size()) return false;
-      *stream = std::string(arg);
-      return true;
-    }
+  if (const std::optional<StreamKind> kind = stream_kind(arg)) {
+    if (stream_id(arg, *kind).empty()) return false;
+    *stream = std::string(arg);
+    return true;
   }
   // Ids never hold '/': anything else with one names no entity.
   if (arg.empty() || arg.find('/') != std::string_view::npos) return false;
-  *stream = "job/" + std::string(arg);
+  *stream = job_stream(arg);
   return true;
 }
 

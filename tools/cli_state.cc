@@ -7,6 +7,7 @@
 #include "engine/state_loader.h"
 #include "events/hash.h"
 #include "events/read_ahead.h"
+#include "projections/stream_name.h"
 
 namespace runledger::cli {
 
@@ -32,10 +33,10 @@ Status fold_log(const EventStore& store, const FoldLimits& limits, State* out, P
 
 ViewMap views_of(const State& s) {
   ViewMap out;
-  for (const auto& [id, j] : s.jobs.by_id) out.emplace("job/" + id, jobs::view(s, j));
+  for (const auto& [id, j] : s.jobs.by_id) out.emplace(job_stream(id), jobs::view(s, j));
   for (const auto& [id, c] : s.connectors.by_id)
-    out.emplace("connector/" + id, connectors::view(c));
-  for (const auto& [id, h] : s.holds.by_id) out.emplace("hold/" + id, holds::view(h));
+    out.emplace(connector_stream(id), connectors::view(c));
+  for (const auto& [id, h] : s.holds.by_id) out.emplace(hold_stream(id), holds::view(h));
   return out;
 }
 

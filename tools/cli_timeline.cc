@@ -16,6 +16,7 @@
 
 #include "engine/entities.h"
 #include "events/event_codec.h"
+#include "projections/stream_name.h"
 #include "tools/cli_commands.h"
 #include "tools/cli_timeline_format.h"
 
@@ -93,7 +94,7 @@ class JobTimeline {
  public:
   JobTimeline(std::string id, std::string target, uint64_t first_seq)
       : id_(std::move(id)),
-        stream_("job/" + id_),
+        stream_(job_stream(id_)),
         target_(std::move(target)),
         first_seq_(first_seq) {}
   bool visit(const fb::Event& e);

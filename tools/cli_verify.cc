@@ -16,6 +16,7 @@
 #include "engine/entities.h"
 #include "engine/state_loader.h"
 #include "events/log_verifier.h"
+#include "projections/stream_name.h"
 #include "projections/transition_check.h"
 #include "tools/cli_commands.h"
 
@@ -52,7 +53,7 @@ Status TransitionWalk::check(const fb::Event& e, std::string_view bytes) {
   }
   if (const auto* placed = e.payload_as_HoldPlaced();
       placed && placed->job() && placed->job()->size() > 0) {
-    job_stream = "job/" + placed->job()->str();
+    job_stream = runledger::job_stream(placed->job()->str());
     if (Status s = load(job_stream, e.seq() - 1); !s.ok()) return s;
   }
   if (Status s = check_transition(state_, e); !s.ok()) return s;

@@ -112,5 +112,19 @@ TEST(ConnectorDocuments, AnEmptyDocumentIdIsInvalidInput) {
   EXPECT_EQ(conn(g).sync_status, SyncStatus::kRunning);
 }
 
+TEST(ConnectorDocuments, AnIdOfTheBoundIsTakenAndOneByteLongerIsInvalidInput) {
+  Given g;
+  create(g);
+  start(g, "s1");
+  const std::string longest(kDocumentIdBytesMax, 'd');
+  accept(g, ReportProgress{"c1", "s1", testing::pending({longest})});
+  EXPECT_EQ(conn(g).documents.count(longest), 1u);
+
+  Decision d = g.run(ReportProgress{"c1", "s1", testing::pending({longest + "d"})});
+  ASSERT_TRUE(d.rejection);
+  EXPECT_EQ(d.rejection->status, 422);
+  EXPECT_EQ(kDocumentIdBytesMax, 512u);  // docs/domain.md and docs/api.md say so
+}
+
 }  // namespace
 }  // namespace runledger::connectors

@@ -1,0 +1,59 @@
+// The names of the log's streams, one per entity: "job/<id>",
+// "connector/<id>", "hold/<id>" (docs/architecture.md "The store"). The
+// grammar is written here once: the deciders name the streams they append
+// to with it, the folds, the transition checker and the view index parse
+// them with it, and the HTTP filters and the CLI take names in it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace runledger {
+
+enum class StreamKind : uint8_t { kJob, kConnector, kHold };
+
+inline constexpr StreamKind kStreamKinds[] = {StreamKind::kJob, StreamKind::kConnector,
+                                              StreamKind::kHold};
+
+// "job/", "connector/", "hold/": what every stream of the kind starts with.
+constexpr std::string_view stream_prefix(StreamKind kind) {
+  switch (kind) {
+    case StreamKind::kJob:
+      return "job/";
+    case StreamKind::kConnector:
+      return "connector/";
+    case StreamKind::kHold:
+      return "hold/";
+  }
+  return "";
+}
+
+inline std::string stream_name(StreamKind kind, std::string_view id) {
+  std::string name(stream_prefix(kind));
+  name += id;
+  return name;
+}
+inline std::string job_stream(std::string_view id) { return stream_name(StreamKind::kJob, id); }
+inline std::string connector_stream(std::string_view id) {
+  return stream_name(StreamKind::kConnector, id);
+}
+inline std::string hold_stream(std::string_view id) { return stream_name(StreamKind::kHold, id); }
+
+// The kind of the stream `name`, nullopt when it is of none.
+inline std::optional<StreamKind> stream_kind(std::string_view name) {
+  for (StreamKind kind : kStreamKinds) {
+    if (name.substr(0, stream_prefix(kind).size()) == stream_prefix(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
+// The id in `name` when it is a stream of `kind`, else empty.
+inline std::string_view stream_id(std::string_view name, StreamKind kind) {
+  const std::string_view prefix = stream_prefix(kind);
+  if (name.substr(0, prefix.size()) != prefix) return {};
+  return name.substr(prefix.size());
+}
+
+}  // namespace runledger
