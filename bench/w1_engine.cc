@@ -13,6 +13,7 @@
 #include "bench/w1_chained.h"
 #include "bench/w1_threads.h"
 #include "events/hash.h"
+#include "http/rejection_status.h"
 
 namespace runledger::bench {
 namespace {
@@ -60,7 +61,9 @@ class Caller {
 }  // namespace
 
 Reply brief_reply(const State&, const Decision* d) {
-  if (d->rejection) return Reply{d->rejection->status, d->rejection->code};
+  if (d->rejection) {
+    return Reply{http::http_status(d->rejection->code), std::string(code_name(d->rejection->code))};
+  }
   if (d->events.empty()) return Reply{204, ""};
   return Reply{200, d->events.front().stream + " " +
                         std::string(event_type_name(d->events.back().payload.type))};

@@ -10,6 +10,7 @@
 #include "engine/idempotency.h"
 #include "http/json_depth.h"
 #include "http/number_overflow.h"
+#include "http/rejection_status.h"
 #include "projections/limits.h"
 
 namespace runledger::http {
@@ -63,7 +64,7 @@ nlohmann::json parse_body(const ApiRequest& r) {
 }
 
 Reply rejection_reply(const Rejection& r) {
-  return Reply::error(r.status, r.code, r.message, r.extra);
+  return Reply::error(http_status(r.code), std::string(code_name(r.code)), r.message, r.extra);
 }
 
 std::string random_hex(size_t bytes) {

@@ -48,7 +48,7 @@ std::optional<Decision> check_update(const Update& c) {
 }
 
 Decision deleting(const Connector& c) {
-  return conflict(c, "connector_deleting", "Connector is being deleted");
+  return conflict(c, RejectionCode::kConnectorDeleting, "Connector is being deleted");
 }
 
 // The connector as it stands once ConnectorDeletionStarted is folded: the
@@ -77,7 +77,7 @@ Decision decide(const State& s, const Create& c, const Context&) {
     // connector as it is now, so it also holds after a PATCH.
     if (existing->name != c.name || existing->sync_schedule_s != c.sync_schedule_s) {
       return Decision::reject(
-          409, "duplicate_id",
+          RejectionCode::kDuplicateId,
           fmt::format("Connector {} already exists with a different body", c.id), {{"id", c.id}});
     }
     Decision d;
@@ -123,7 +123,8 @@ Decision decide(const State& s, const Delete& c, const Context& ctx) {
   if (conn == nullptr) return not_found(c.id);
   if (conn->status == Status::kDeleting) return deleting(*conn);
   if (conn->running()) {
-    return conflict(*conn, "sync_running", "Cannot delete connector while sync is running");
+    return conflict(*conn, RejectionCode::kSyncRunning,
+                    "Cannot delete connector while sync is running");
   }
   Decision d;
   d.emit(connector_stream(c.id), fb::ConnectorDeletionStartedT{});
@@ -143,9 +144,10 @@ Decision decide(const State& s, const StartSync& c, const Context&) {
   if (conn == nullptr) return not_found(c.id);
   if (conn->status == Status::kDeleting) return deleting(*conn);
   if (conn->status == Status::kPaused) {
-    return conflict(*conn, "connector_paused", "Connector is paused");
+    return conflict(*conn, RejectionCode::kConnectorPaused, "Connector is paused");
   }
-  if (conn->running()) return conflict(*conn, "sync_in_progress", "Sync already in progress");
+  if (conn->running())
+    return conflict(*conn, RejectionCode::kSyncInProgress, "Sync already in progress");
   Decision d;
   fb::SyncStartedT started;
   started.sync_id = c.sync_id;
@@ -159,7 +161,8 @@ Decision decide(const State& s, const StartSync& c, const Context&) {
 Decision decide(const State& s, const AbortSync& c, const Context&) {
   const Connector* conn = find(s, c.id);
   if (conn == nullptr) return not_found(c.id);
-  if (!conn->running()) return conflict(*conn, "no_sync_in_progress", "No sync in progress");
+  if (!conn->running())
+    return conflict(*conn, RejectionCode::kNoSyncInProgress, "No sync in progress");
   fb::SyncAbortedT aborted;
   aborted.sync_id = conn->sync_id;
   aborted.pending_failed = conn->document_counts[static_cast<size_t>(DocStatus::kPending)];

@@ -28,7 +28,7 @@ Decision not_found(const std::string& id);
 Decision invalid_field(std::string_view field, std::string message);
 // 409 with the connector's state (its status), status, sync_status and the
 // commands it allows.
-Decision conflict(const Connector& c, std::string code, std::string message);
+Decision conflict(const Connector& c, RejectionCode code, std::string message);
 
 // 422 when a report's document lists are out of range, else nullopt.
 std::optional<Decision> check_documents(const DocumentReport& d);

@@ -39,19 +39,19 @@ bool all_valid(const std::vector<std::string>& ids) {
 }  // namespace
 
 Decision not_found(const std::string& id) {
-  return Decision::reject(404, "not_found", fmt::format("connector {} not found", id));
+  return Decision::reject(RejectionCode::kNotFound, fmt::format("connector {} not found", id));
 }
 
 Decision invalid_field(std::string_view field, std::string message) {
-  return Decision::reject(422, "invalid_field", std::move(message),
+  return Decision::reject(RejectionCode::kInvalidField, std::move(message),
                           {{"field", std::string(field)}});
 }
 
 // "state" is what every refused transition names (docs/api.md "Errors"); a
 // connector's state is its operating state, `status`, which is also given
 // under its own name beside `sync_status`.
-Decision conflict(const Connector& c, std::string code, std::string message) {
-  return Decision::reject(409, std::move(code), std::move(message),
+Decision conflict(const Connector& c, RejectionCode code, std::string message) {
+  return Decision::reject(code, std::move(message),
                           {{"state", to_string(c.status)},
                            {"status", to_string(c.status)},
                            {"sync_status", to_string(c.sync_status)},

@@ -41,8 +41,8 @@ Decision ignore(const Connector& c, const std::string& sync_id, const char* repo
                           {"current_sync_id", c.running() ? nlohmann::json(c.sync_id) : nullptr}};
   if (std::string_view(report) == "progress") extra["continue"] = false;
   Decision d = Decision::reject(
-      409, "stale_sync", fmt::format("Sync {} is not the current sync ({})", sync_id, reason),
-      std::move(extra));
+      RejectionCode::kStaleSync,
+      fmt::format("Sync {} is not the current sync ({})", sync_id, reason), std::move(extra));
   fb::SyncReportIgnoredT ignored;
   ignored.sync_id = sync_id;
   ignored.report = report;

@@ -15,17 +15,18 @@
 #include <nlohmann/json.hpp>
 
 #include "events/event_generated.h"
+#include "projections/rejection_code.h"
 #include "projections/stream_name.h"
 
 namespace runledger {
 
-// A refusal. `status` is the HTTP status the facade answers with (409 for a
-// transition the state does not allow, 404 for an unknown entity, 422 for
-// input the decider finds out of range); `extra` is merged into the error
-// JSON (e.g. {"state": "QUEUED", "allowed": ["claim", "cancel"]}).
+// A refusal. `code` says why (projections/rejection_code.h; the HTTP layer
+// maps it to a status: 404 for an unknown entity, 422 for input the decider
+// finds out of range, 409 for a transition the state does not allow);
+// `extra` is merged into the error JSON (e.g. {"state": "QUEUED",
+// "allowed": ["claim", "cancel"]}).
 struct Rejection {
-  int status = 409;
-  std::string code;
+  RejectionCode code = RejectionCode::kInvalidTransition;
   std::string message;
   nlohmann::json extra = nlohmann::json::object();
 };
@@ -47,10 +48,10 @@ struct Decision {
   // connector that was just deleted). Pure data; empty when unused.
   nlohmann::json body;
 
-  static Decision reject(int status, std::string code, std::string message,
+  static Decision reject(RejectionCode code, std::string message,
                          nlohmann::json extra = nlohmann::json::object()) {
     Decision d;
-    d.rejection = Rejection{status, std::move(code), std::move(message), std::move(extra)};
+    d.rejection = Rejection{code, std::move(message), std::move(extra)};
     return d;
   }
   template <typename T>

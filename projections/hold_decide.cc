@@ -32,19 +32,19 @@ bool known_outcome(const std::string& outcome) {
 // Refusals of a Place that need nothing but the command.
 std::optional<Decision> check_place_input(const Place& c) {
   if (!known_kind(c.kind)) {
-    return Decision::reject(422, "invalid_field",
+    return Decision::reject(RejectionCode::kInvalidField,
                             "kind must be EXECUTION_STATE_UNKNOWN or RESULT_UNKNOWN",
                             field("kind"));
   }
   if (c.target.empty()) {
-    return Decision::reject(422, "missing_field", "target is required", field("target"));
+    return Decision::reject(RejectionCode::kMissingField, "target is required", field("target"));
   }
   if (c.reason.empty()) {
-    return Decision::reject(422, "missing_field", "reason is required: say why the target is held",
-                            field("reason"));
+    return Decision::reject(RejectionCode::kMissingField,
+                            "reason is required: say why the target is held", field("reason"));
   }
   if (c.reason.size() > kReasonBytesMax) {
-    return Decision::reject(422, "invalid_field",
+    return Decision::reject(RejectionCode::kInvalidField,
                             "reason is longer than " + std::to_string(kReasonBytesMax) + " bytes",
                             field("reason"));
   }
@@ -68,12 +68,12 @@ const jobs::Attempt* stale_attempt_of(const State& s, const Hold& h) {
 
 std::optional<Decision> check_note(const ReleaseHold& c) {
   if (c.note.empty()) {
-    return Decision::reject(422, "missing_field",
+    return Decision::reject(RejectionCode::kMissingField,
                             "note is required: say what was checked before the release",
                             field("note"));
   }
   if (c.note.size() > kNoteBytesMax) {
-    return Decision::reject(422, "invalid_field",
+    return Decision::reject(RejectionCode::kInvalidField,
                             "note is longer than " + std::to_string(kNoteBytesMax) + " bytes",
                             field("note"));
   }
@@ -83,7 +83,7 @@ std::optional<Decision> check_note(const ReleaseHold& c) {
 std::optional<Decision> check_execution_stopped(const Hold& h, const ReleaseHold& c) {
   if (h.kind != kExecutionStateUnknown || c.execution_stopped.value_or(false)) return std::nullopt;
   return Decision::reject(
-      422, "invalid_field",
+      RejectionCode::kInvalidField,
       "execution_stopped must be true to release an EXECUTION_STATE_UNKNOWN hold: confirm that "
       "the earlier execution has stopped (a stop request is not a stop; a lookup that finds "
       "nothing is not proof that it never ran)",
@@ -93,19 +93,19 @@ std::optional<Decision> check_execution_stopped(const Hold& h, const ReleaseHold
 std::optional<Decision> check_outcome(const Hold& h, const jobs::Attempt* stale,
                                       const ReleaseHold& c) {
   if (c.outcome && !known_outcome(*c.outcome)) {
-    return Decision::reject(422, "invalid_field", "outcome must be SUCCEEDED or FAILED",
+    return Decision::reject(RejectionCode::kInvalidField, "outcome must be SUCCEEDED or FAILED",
                             field("outcome"));
   }
   const std::string where = "attempt " + std::to_string(h.attempt) + " of job " + h.job;
   if (stale != nullptr && !c.outcome) {
     return Decision::reject(
-        422, "missing_field",
+        RejectionCode::kMissingField,
         "outcome is required: " + where + " is STALE; say how it ended (SUCCEEDED or FAILED)",
         field("outcome"));
   }
   if (stale == nullptr && c.outcome) {
     // Accepting it would record a resolution that resolves nothing.
-    return Decision::reject(422, "invalid_field",
+    return Decision::reject(RejectionCode::kInvalidField,
                             "outcome resolves a STALE attempt, and hold " + h.id +
                                 " was not placed with one that is still STALE",
                             field("outcome"));
@@ -125,19 +125,20 @@ std::optional<Decision> check_release_evidence(const Hold& h, const jobs::Attemp
 Decision decide(const State& s, const Place& c, const Context& /*ctx*/) {
   if (auto r = check_place_input(c)) return std::move(*r);
   if (s.holds.by_id.count(c.id) != 0) {
-    return Decision::reject(409, "duplicate_id", "hold " + c.id + " already exists",
+    return Decision::reject(RejectionCode::kDuplicateId, "hold " + c.id + " already exists",
                             {{"hold", c.id}});
   }
   int attempt = 0;
   if (!c.job.empty()) {
     auto it = s.jobs.by_id.find(c.job);
     if (it == s.jobs.by_id.end()) {
-      return Decision::reject(404, "not_found", "job " + c.job + " not found", {{"job", c.job}});
+      return Decision::reject(RejectionCode::kNotFound, "job " + c.job + " not found",
+                              {{"job", c.job}});
     }
     const jobs::Job& job = it->second;
     if (job.target != c.target) {
       return Decision::reject(
-          422, "invalid_field",
+          RejectionCode::kInvalidField,
           "job " + c.job + " changes target " + job.target + ", not " + c.target, field("job"));
     }
     attempt = job.attempts.empty() ? 0 : job.latest().number;
@@ -156,11 +157,13 @@ Decision decide(const State& s, const Place& c, const Context& /*ctx*/) {
 Decision decide(const State& s, const ReleaseHold& c, const Context& /*ctx*/) {
   auto it = s.holds.by_id.find(c.id);
   if (it == s.holds.by_id.end()) {
-    return Decision::reject(404, "not_found", "hold " + c.id + " not found", {{"hold", c.id}});
+    return Decision::reject(RejectionCode::kNotFound, "hold " + c.id + " not found",
+                            {{"hold", c.id}});
   }
   const Hold& h = it->second;
   if (h.released) {
-    return Decision::reject(409, "invalid_transition", "hold " + c.id + " is already released",
+    return Decision::reject(RejectionCode::kInvalidTransition,
+                            "hold " + c.id + " is already released",
                             {{"state", "released"}, {"allowed", nlohmann::json::array()}});
   }
   const jobs::Attempt* stale = stale_attempt_of(s, h);

@@ -28,7 +28,7 @@ const Job* find_job(const State& s, const std::string& id) {
 }
 
 Decision not_found(const std::string& job_id) {
-  return Decision::reject(404, "not_found", fmt::format("job {} not found", job_id));
+  return Decision::reject(RejectionCode::kNotFound, fmt::format("job {} not found", job_id));
 }
 
 Decision refused(const Job& j, std::string_view command, std::string_view why) {
@@ -38,18 +38,18 @@ Decision refused(const Job& j, std::string_view command, std::string_view why) {
   if (!why.empty()) message += fmt::format(": {}", why);
   message += fmt::format(" (allowed: {})", fmt::join(allowed, ", "));
   nlohmann::json extra = {{"state", to_string(a.state)}, {"allowed", allowed}};
-  return Decision::reject(409, "invalid_transition", std::move(message), std::move(extra));
+  return Decision::reject(RejectionCode::kInvalidTransition, std::move(message), std::move(extra));
 }
 
 Decision lease_mismatch(const Job& j) {
   return Decision::reject(
-      409, "lease_mismatch",
+      RejectionCode::kLeaseMismatch,
       fmt::format("job {}: the lease token is not the current lease of attempt {}", j.id,
                   j.latest().number));
 }
 
 Decision invalid_field(std::string_view field, std::string message) {
-  return Decision::reject(422, "invalid_field", std::move(message), {{"field", field}});
+  return Decision::reject(RejectionCode::kInvalidField, std::move(message), {{"field", field}});
 }
 
 bool token_matches(const Attempt& a, const std::string& lease_token) {
@@ -98,7 +98,7 @@ const Step* first_in_state(const Attempt& a, StepState state) {
 }
 
 Decision step_not_found(const Job& j, const std::string& step) {
-  return Decision::reject(404, "step_not_found",
+  return Decision::reject(RejectionCode::kStepNotFound,
                           fmt::format("job {} has no step {} in its plan", j.id, step),
                           {{"step", step}});
 }

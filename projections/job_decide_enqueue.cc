@@ -75,7 +75,7 @@ Decision decide(const State& s, const Enqueue& c, const Context& /*ctx*/) {
   if (auto bad = check_enqueue(c)) return std::move(*bad);
   if (const Job* j = detail::find_job(s, c.id)) {
     if (!same_body(*j, c)) {
-      return Decision::reject(409, "duplicate_id",
+      return Decision::reject(RejectionCode::kDuplicateId,
                               fmt::format("job {} already exists with a different body", c.id));
     }
     Decision d;
@@ -109,7 +109,7 @@ Decision decide(const State& s, const Rerun& c, const Context& /*ctx*/) {
   }
   if (prev.number >= kAttemptsMax) {
     return Decision::reject(
-        409, "attempts_exhausted",
+        RejectionCode::kAttemptsExhausted,
         fmt::format("job {} has {} attempts, the most a job may have", j->id, kAttemptsMax));
   }
   fb::RerunRequestedT ev;

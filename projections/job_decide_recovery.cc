@@ -48,7 +48,7 @@ Decision reattached(const State& s, const Job& j, const Reattach& c, const Conte
   auto holder = s.jobs.holder.find(j.target);
   if (holder != s.jobs.holder.end() && holder->second != j.id) {
     return Decision::reject(
-        409, "target_busy",
+        RejectionCode::kTargetBusy,
         fmt::format("job {}: target {} is held by job {}", j.id, j.target, holder->second),
         {{"job", holder->second}});
   }
@@ -208,7 +208,8 @@ Decision decide(const State& s, const Reattach& c, const Context& ctx) {
     return detail::invalid_field("observed", "observed must be running or exited");
   }
   if (!running && !c.exit_code.has_value()) {
-    return Decision::reject(422, "missing_field", "exit_code is required when observed is exited",
+    return Decision::reject(RejectionCode::kMissingField,
+                            "exit_code is required when observed is exited",
                             {{"field", "exit_code"}});
   }
   if (running && !c.step.empty()) {
@@ -227,7 +228,7 @@ Decision decide(const State& s, const Reattach& c, const Context& ctx) {
   }
   if (a.execution_handle.empty() || a.execution_handle != c.execution_handle) {
     return Decision::reject(
-        409, "handle_mismatch",
+        RejectionCode::kHandleMismatch,
         fmt::format("job {}: execution_handle does not match the one attempt {} started with",
                     j->id, a.number));
   }

@@ -19,7 +19,7 @@ using detail::step_not_found;
 Decision cancelled_at(const Job& j, std::string_view cause) {
   const std::string& reason = j.latest().cancel_reason;
   Decision d = Decision::reject(
-      409, "cancelled",
+      RejectionCode::kCancelled,
       fmt::format("job {}: cancel was requested, attempt {} is now CANCELLED", j.id,
                   j.latest().number),
       {{"state", to_string(AttemptState::kCancelled)},

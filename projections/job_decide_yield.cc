@@ -19,7 +19,7 @@ Decision decide(const State& s, const Yield& c, const Context& /*ctx*/) {
   const Attempt& a = j->latest();
   if (const Step* running = detail::first_in_state(a, StepState::kRunning)) {
     return Decision::reject(
-        409, "step_running",
+        RejectionCode::kStepRunning,
         fmt::format("job {}: step {} of attempt {} is RUNNING: an attempt yields between steps",
                     j->id, running->name, a.number),
         {{"step", running->name}, {"state", to_string(a.state)}});
@@ -31,7 +31,7 @@ Decision decide(const State& s, const Yield& c, const Context& /*ctx*/) {
   }
   if (a.number >= kAttemptsMax) {
     return Decision::reject(
-        409, "attempts_exhausted",
+        RejectionCode::kAttemptsExhausted,
         fmt::format("job {} has {} attempts, the most a job may have", j->id, kAttemptsMax));
   }
   fb::AttemptYieldedT ev;

@@ -7,6 +7,7 @@
 #include "engine/idempotency.h"
 #include "engine/state_loader.h"
 #include "events/hash.h"
+#include "http/rejection_status.h"
 #include "tests/engine/state_digest.h"
 
 namespace runledger::testing {
@@ -47,7 +48,8 @@ void EngineHarness::close() {
 Reply outcome_reply(const State& s, const Decision* d) {
   if (d->rejection) {
     const Rejection& r = *d->rejection;
-    return Reply::error(r.status, r.code, r.message, r.extra);
+    return Reply::error(http::http_status(r.code), std::string(code_name(r.code)), r.message,
+                        r.extra);
   }
   nlohmann::json types = nlohmann::json::array();
   for (const auto& e : d->events) types.push_back(std::string(event_type_name(e.payload.type)));

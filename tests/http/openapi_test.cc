@@ -4,6 +4,7 @@
 // and its replies, and each route's query parameters are those the server
 // takes (http/query_parameters.cc), asked of a running server.
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "http/rejection_status.h"
 #include "tests/http/server_fixture.h"
 
 namespace runledger::testing {
@@ -115,6 +117,27 @@ TEST_F(OpenApiTest, EveryPathOfTheApiPageIsInTheDocument) {
         << method << " " << path << " (docs/api.md) is not in the document";
   }
   EXPECT_GE(rows, 35u);
+}
+
+// Every reason a decider refuses a command is in the errors table of
+// docs/api.md, under the status the server answers it with.
+TEST(RejectionCodes, EachIsInTheErrorsTableUnderItsStatus) {
+  const std::string page = openapi_read_source("docs/api.md");
+  ASSERT_FALSE(page.empty());
+  const std::regex row(R"(\n\| (\d{3}) \| ([^|]+) \|)");
+  std::map<std::string, int> documented;
+  for (std::sregex_iterator it(page.begin(), page.end(), row), end; it != end; ++it) {
+    const std::string codes = (*it)[2];
+    const std::regex code("`([a-z_]+)`");
+    for (std::sregex_iterator c(codes.begin(), codes.end(), code); c != end; ++c) {
+      documented[(*c)[1]] = std::stoi((*it)[1]);
+    }
+  }
+  for (RejectionCode code : kAllRejectionCodes) {
+    const std::string name(code_name(code));
+    ASSERT_TRUE(documented.count(name)) << name << " is not in docs/api.md's errors table";
+    EXPECT_EQ(documented[name], http::http_status(code)) << name;
+  }
 }
 
 TEST_F(OpenApiTest, OperationsHaveUniqueIdsTagsAndASuccess) {

@@ -3,6 +3,7 @@
 // every status.
 #include <gtest/gtest.h>
 
+#include "http/rejection_status.h"
 #include "tests/projections/connector_testing.h"
 
 namespace runledger::connectors {
@@ -88,7 +89,7 @@ TEST(ConnectorCreate, EmptyNameIsInvalidInput) {
   Given g;
   Decision d = g.run(Create{"c1", "", 0});
   ASSERT_TRUE(d.rejection);
-  EXPECT_EQ(d.rejection->status, 422);
+  EXPECT_EQ(http::http_status(d.rejection->code), 422);
   EXPECT_EQ(d.rejection->extra["field"], "name");
   EXPECT_FALSE(exists(g));
 }
@@ -97,7 +98,7 @@ TEST(ConnectorCreate, ScheduleBeyondTheLimitIsInvalidInput) {
   Given g;
   Decision d = g.run(Create{"c1", "n", kSyncScheduleSMax + 1});
   ASSERT_TRUE(d.rejection);
-  EXPECT_EQ(d.rejection->status, 422);
+  EXPECT_EQ(http::http_status(d.rejection->code), 422);
   EXPECT_EQ(d.rejection->extra["field"], "sync_schedule_s");
 }
 
@@ -158,15 +159,15 @@ TEST(ConnectorUpdate, StatusErrorOrDeletingIsInvalidInputEvenFromDeleting) {
   for (const char* to : {"error", "deleting"}) {
     Decision d = g.run(status_update(to));
     ASSERT_TRUE(d.rejection) << to;
-    EXPECT_EQ(d.rejection->status, 422);
-    EXPECT_EQ(d.rejection->code, "invalid_field");
+    EXPECT_EQ(http::http_status(d.rejection->code), 422);
+    EXPECT_EQ(code_name(d.rejection->code), "invalid_field");
     EXPECT_EQ(d.rejection->extra, (nlohmann::json{{"field", "status"}}));
     EXPECT_TRUE(d.events.empty());
   }
   begin_deletion(g);
   Decision from_deleting = g.run(status_update("error"));
   ASSERT_TRUE(from_deleting.rejection);
-  EXPECT_EQ(from_deleting.rejection->status, 422);
+  EXPECT_EQ(http::http_status(from_deleting.rejection->code), 422);
   EXPECT_EQ(conn(g).status, Status::kDeleting);
 }
 
@@ -373,7 +374,7 @@ TEST(ConnectorConflicts, EveryConflictCarriesTheStatusAsStateBesidesAllowed) {
     ASSERT_TRUE(c.d.rejection);
     SCOPED_TRACE(c.d.rejection->message);
     const nlohmann::json& extra = c.d.rejection->extra;
-    EXPECT_EQ(c.d.rejection->status, 409);
+    EXPECT_EQ(http::http_status(c.d.rejection->code), 409);
     EXPECT_EQ(extra.value("state", ""), c.state) << extra.dump();
     EXPECT_EQ(extra.value("status", ""), c.state);
     EXPECT_EQ(extra.value("sync_status", ""), c.sync_status);

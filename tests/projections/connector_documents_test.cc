@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "http/rejection_status.h"
 #include "tests/projections/connector_testing.h"
 
 namespace runledger::connectors {
@@ -108,7 +109,7 @@ TEST(ConnectorDocuments, AnEmptyDocumentIdIsInvalidInput) {
   start(g, "s1");
   Decision d = g.run(ReportSucceeded{"c1", "s1", testing::pending({"ok", ""})});
   ASSERT_TRUE(d.rejection);
-  EXPECT_EQ(d.rejection->status, 422);
+  EXPECT_EQ(http::http_status(d.rejection->code), 422);
   EXPECT_EQ(conn(g).sync_status, SyncStatus::kRunning);
 }
 
@@ -122,7 +123,7 @@ TEST(ConnectorDocuments, AnIdOfTheBoundIsTakenAndOneByteLongerIsInvalidInput) {
 
   Decision d = g.run(ReportProgress{"c1", "s1", testing::pending({longest + "d"})});
   ASSERT_TRUE(d.rejection);
-  EXPECT_EQ(d.rejection->status, 422);
+  EXPECT_EQ(http::http_status(d.rejection->code), 422);
   EXPECT_EQ(kDocumentIdBytesMax, 512u);  // docs/domain.md and docs/api.md say so
 }
 

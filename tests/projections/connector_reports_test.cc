@@ -3,6 +3,7 @@
 // report is recorded and changes nothing, last_error is cut and cleared.
 #include <gtest/gtest.h>
 
+#include "http/rejection_status.h"
 #include "tests/projections/connector_testing.h"
 
 namespace runledger::connectors {
@@ -161,7 +162,7 @@ TEST(ConnectorReportProgress, MoreDocumentsThanTheLimitIsInvalidInput) {
   std::vector<std::string> ids(kDocumentsPerReportMax + 1, "d");
   Decision d = g.run(ReportProgress{"c1", "s1", testing::pending(ids)});
   ASSERT_TRUE(d.rejection);
-  EXPECT_EQ(d.rejection->status, 422);
+  EXPECT_EQ(http::http_status(d.rejection->code), 422);
   EXPECT_EQ(d.rejection->extra["field"], "documents");
   EXPECT_TRUE(conn(g).documents.empty());
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "events/event_codec.h"
+#include "http/rejection_status.h"
 #include "projections/connector.h"
 #include "projections/state.h"
 #include "tests/support/test_support.h"
@@ -33,7 +34,9 @@ template <typename Cmd>
 Decision accept(Given& g, const Cmd& c) {
   Decision d = g.run(c);
   EXPECT_FALSE(d.rejection.has_value())
-      << "refused: " << (d.rejection ? d.rejection->code + " " + d.rejection->message : "");
+      << "refused: "
+      << (d.rejection ? std::string(code_name(d.rejection->code)) + " " + d.rejection->message
+                      : "");
   return d;
 }
 
@@ -83,8 +86,8 @@ inline DocumentReport pending(std::vector<std::string> ids) {
 inline void expect_refused(const Decision& d, int status, const std::string& code,
                            const std::string& message) {
   ASSERT_TRUE(d.rejection.has_value()) << "expected " << code << ", command was accepted";
-  EXPECT_EQ(d.rejection->status, status);
-  EXPECT_EQ(d.rejection->code, code);
+  EXPECT_EQ(http::http_status(d.rejection->code), status);
+  EXPECT_EQ(code_name(d.rejection->code), code);
   EXPECT_EQ(d.rejection->message, message);
 }
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "events/event_codec.h"
+#include "http/rejection_status.h"
 #include "projections/state.h"
 #include "tests/support/test_support.h"
 
@@ -51,8 +52,8 @@ inline void expect_refused(const Decision& d, int status, const std::string& cod
                            const std::string& field = "") {
   ASSERT_TRUE(d.rejection.has_value())
       << "expected a refusal, got " << d.events.size() << " events";
-  EXPECT_EQ(d.rejection->status, status) << d.rejection->message;
-  EXPECT_EQ(d.rejection->code, code) << d.rejection->message;
+  EXPECT_EQ(http::http_status(d.rejection->code), status) << d.rejection->message;
+  EXPECT_EQ(code_name(d.rejection->code), code) << d.rejection->message;
   if (!field.empty()) {
     EXPECT_EQ(d.rejection->extra.value("field", ""), field);
   }

@@ -1,6 +1,7 @@
 // Cancel (docs/domain.md 1.6): at once when QUEUED, else requested and honoured
 // at the next boundary: start, step start, step done with steps left, the
 // worker's ack, a release, or the expiry of a LEASED lease.
+#include "http/rejection_status.h"
 #include "tests/projections/job_testing.h"
 
 namespace runledger::job_tests {
@@ -46,8 +47,8 @@ TEST_F(JobCancel, AStartWithACancelPendingCancelsInsteadAndTellsTheWorker) {
   cancel("j1");
   Decision d = start("j1");
   ASSERT_TRUE(d.rejection);
-  EXPECT_EQ(d.rejection->status, 409);
-  EXPECT_EQ(d.rejection->code, "cancelled");
+  EXPECT_EQ(http::http_status(d.rejection->code), 409);
+  EXPECT_EQ(code_name(d.rejection->code), "cancelled");
   ASSERT_EQ(Given::types(d), Types{"AttemptCancelled"}) << "the cancellation is still recorded";
   EXPECT_EQ(d.events[0].payload.AsAttemptCancelled()->cause, "start");
   EXPECT_EQ(state_of("j1"), AttemptState::kCancelled);
@@ -63,7 +64,7 @@ TEST_F(JobCancel, TheCancelledRefusalCarriesTheReasonAsTheViewShowsIt) {
   cancel("j1", "");
   Decision without = start("j1");
   ASSERT_TRUE(without.rejection);
-  EXPECT_EQ(without.rejection->code, "cancelled");
+  EXPECT_EQ(code_name(without.rejection->code), "cancelled");
   EXPECT_TRUE(without.rejection->extra["cancel_reason"].is_null())
       << without.rejection->extra.dump();
   EXPECT_TRUE(view_of("j1")["cancel_reason"].is_null());
@@ -72,7 +73,7 @@ TEST_F(JobCancel, TheCancelledRefusalCarriesTheReasonAsTheViewShowsIt) {
   cancel("j2", "wrong window");
   Decision with = step_start("j2", "FETCH");
   ASSERT_TRUE(with.rejection);
-  EXPECT_EQ(with.rejection->code, "cancelled");
+  EXPECT_EQ(code_name(with.rejection->code), "cancelled");
   EXPECT_EQ(with.rejection->extra["cancel_reason"], "wrong window");
   EXPECT_EQ(view_of("j2")["cancel_reason"], "wrong window");
 }
@@ -84,7 +85,7 @@ TEST_F(JobCancel, AStepStartWithACancelPendingCancelsAtTheBoundary) {
   cancel("j1");
   Decision d = step_start("j1", "VALIDATE");
   ASSERT_TRUE(d.rejection);
-  EXPECT_EQ(d.rejection->code, "cancelled");
+  EXPECT_EQ(code_name(d.rejection->code), "cancelled");
   ASSERT_EQ(Given::types(d), Types{"AttemptCancelled"});
   const jobs::Attempt& a = job_of("j1").latest();
   EXPECT_EQ(a.state, AttemptState::kCancelled);

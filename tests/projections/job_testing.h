@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "events/event_codec.h"
+#include "http/rejection_status.h"
 #include "projections/state.h"
 #include "tests/support/test_support.h"
 
@@ -26,8 +27,8 @@ inline constexpr int64_t kMsPerS = 1000;
 inline void expect_refused(const Decision& d, int status, const std::string& code) {
   ASSERT_TRUE(d.rejection.has_value())
       << "expected a refusal, got " << d.events.size() << " events";
-  EXPECT_EQ(d.rejection->status, status) << d.rejection->message;
-  EXPECT_EQ(d.rejection->code, code) << d.rejection->message;
+  EXPECT_EQ(http::http_status(d.rejection->code), status) << d.rejection->message;
+  EXPECT_EQ(code_name(d.rejection->code), code) << d.rejection->message;
   EXPECT_TRUE(d.events.empty()) << "a refused command must change nothing";
 }
 
@@ -43,7 +44,8 @@ inline void expect_invalid_transition(const Decision& d, AttemptState state) {
 
 // Then: accepted (no rejection).
 inline void expect_accepted(const Decision& d) {
-  EXPECT_FALSE(d.rejection.has_value()) << d.rejection->code << ": " << d.rejection->message;
+  EXPECT_FALSE(d.rejection.has_value())
+      << code_name(d.rejection->code) << ": " << d.rejection->message;
 }
 
 // Folds the stored bytes into a fresh State, as a replay from scratch does.

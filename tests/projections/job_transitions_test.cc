@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "http/rejection_status.h"
 #include "projections/job_commands.h"
 #include "tests/projections/job_testing.h"
 
@@ -355,7 +356,8 @@ TEST_F(JobTransitions, EachStateRefusesByItsStateExactlyWhatTheTableRefuses) {
     if (!jobs::detail::state_accepts(state, command)) {
       ++refused_by_state;
       ASSERT_TRUE(d.rejection) << id << " was taken";
-      EXPECT_EQ(d.rejection->code, "invalid_transition") << id << ": " << d.rejection->message;
+      EXPECT_EQ(code_name(d.rejection->code), "invalid_transition")
+          << id << ": " << d.rejection->message;
       EXPECT_EQ(d.rejection->extra["state"], to_string(state)) << id;
       EXPECT_EQ(d.rejection->extra["allowed"], allowed) << id;
     } else if (d.rejection) {

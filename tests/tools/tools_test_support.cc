@@ -8,6 +8,7 @@
 
 #include "events/event_codec.h"
 #include "events/keys.h"
+#include "http/rejection_status.h"
 
 namespace runledger::testing {
 
@@ -16,7 +17,8 @@ namespace {
 Reply render(const State&, const Decision* d) {
   if (d != nullptr && d->rejection) {
     const Rejection& r = *d->rejection;
-    return Reply::error(r.status, r.code, r.message, r.extra);
+    return Reply::error(http::http_status(r.code), std::string(code_name(r.code)), r.message,
+                        r.extra);
   }
   return Reply::json(200, d == nullptr ? nlohmann::json() : d->body);
 }
