@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "base/sha256.h"
 #include "bench/machine.h"
 #include "bench/w1_chained.h"
 #include "bench/w1_threads.h"
-#include "events/hash.h"
 #include "http/rejection_status.h"
 
 namespace runledger::bench {

@@ -15,8 +15,8 @@
 #include <boost/asio.hpp>
 #include <nlohmann/json.hpp>
 
+#include "base/ascii.h"
 #include "bench/progress_wait.h"
-#include "http/request_parser.h"
 #include "projections/job.h"
 
 namespace runledger::bench {
@@ -74,7 +74,7 @@ bool parse_reply_head(std::string_view head, int* status, size_t* content_length
     size_t end = head.find("\r\n", begin);
     std::string_view line = head.substr(begin, end == std::string_view::npos ? end : end - begin);
     size_t colon = line.find(':');
-    if (colon != std::string_view::npos && http::iequals(line.substr(0, colon), "content-length")) {
+    if (colon != std::string_view::npos && iequals(line.substr(0, colon), "content-length")) {
       std::string_view value = line.substr(colon + 1);
       while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
       auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), *content_length);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/sha256.h"
 #include "bench/bench.h"
 #include "bench/commit_figures.h"
 #include "bench/data_folder.h"
@@ -16,7 +17,6 @@
 #include "bench/machine.h"
 #include "bench/progress_wait.h"
 #include "bench/w1_engine.h"
-#include "events/hash.h"
 #include "projections/snapshot.h"
 
 namespace runledger::bench {

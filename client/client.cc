@@ -11,7 +11,7 @@
 
 #include <httplib.h>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 
 namespace runledger::client {
 namespace {

@@ -31,7 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "events/status.h"
+#include "base/status.h"
 
 namespace httplib {
 class Client;

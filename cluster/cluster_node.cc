@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/sha256.h"
 #include "cluster/pg_schema.h"
 #include "engine/log.h"
 #include "engine/thread_name.h"
-#include "events/hash.h"
 
 namespace runledger {
 namespace {

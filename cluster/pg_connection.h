@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "events/status.h"
+#include "base/status.h"
 
 struct pg_conn;
 struct pg_result;

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/sha256.h"
 #include "cluster/pg_schema.h"
-#include "events/hash.h"
 #include "events/keys.h"
 
 namespace runledger {

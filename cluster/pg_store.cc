@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "base/sha256.h"
 #include "cluster/pg_schema.h"
 #include "engine/log.h"
-#include "events/hash.h"
 
 namespace runledger {
 namespace {

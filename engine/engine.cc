@@ -5,6 +5,7 @@
 #include <future>
 #include <random>
 
+#include "base/sha256.h"
 #include "engine/due_timer.h"
 #include "engine/engine_batch.h"
 #include "engine/entities.h"
@@ -13,7 +14,6 @@
 #include "engine/log.h"
 #include "engine/thread_name.h"
 #include "engine/view_index.h"
-#include "events/hash.h"
 #include "projections/snapshot.h"
 
 namespace runledger {

@@ -32,8 +32,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/sha256.h"
 #include "engine/reply.h"
-#include "events/hash.h"
 
 namespace runledger {
 

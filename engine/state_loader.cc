@@ -4,8 +4,8 @@
 #include <chrono>
 #include <string>
 
+#include "base/sha256.h"
 #include "engine/entities.h"
-#include "events/hash.h"
 #include "events/read_ahead.h"
 #include "projections/snapshot.h"
 

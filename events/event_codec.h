@@ -14,9 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/sha256.h"
+#include "base/status.h"
+#include "base/time_text.h"
 #include "events/event_generated.h"
-#include "events/hash.h"
-#include "events/status.h"
 
 namespace runledger {
 
@@ -42,11 +43,6 @@ Status decode_event(std::string_view bytes, const fb::Event** event);
 
 // The event type as the log and the JSON show it, e.g. "JobEnqueued".
 std::string_view event_type_name(fb::Payload type);
-
-// Milliseconds since the epoch as RFC 3339 UTC with milliseconds.
-std::string format_time_ms(int64_t ms);
-// Parses RFC 3339 (Z or +hh:mm offsets, optional fraction). false if malformed.
-bool parse_time_ms(std::string_view text, int64_t* ms);
 
 // How event data is rendered. kReaders: as the API shows it (a job's input
 // and a step's output as the JSON given, an unset time as null, a

@@ -21,8 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "events/event_codec.h"
-#include "events/status.h"
 
 namespace runledger {
 

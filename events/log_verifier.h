@@ -22,9 +22,9 @@
 #include <functional>
 #include <string_view>
 
+#include "base/sha256.h"
+#include "base/status.h"
 #include "events/event_store.h"
-#include "events/hash.h"
-#include "events/status.h"
 
 namespace runledger {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "events/status.h"
+#include "base/status.h"
 
 namespace runledger {
 

@@ -1,7 +1,7 @@
 // read_range_ahead: see read_ahead.h.
 #include "events/read_ahead.h"
 
-#include "events/hash.h"
+#include "base/sha256.h"
 
 #include <algorithm>
 #include <condition_variable>

@@ -12,8 +12,8 @@
 #include <rocksdb/slice.h>
 #include <rocksdb/status.h>
 
+#include "base/status.h"
 #include "events/event_codec.h"
-#include "events/status.h"
 
 namespace runledger::rocksdb_store {
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 #include "http/path_segments.h"
 #include "http/request_parser.h"
 

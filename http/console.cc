@@ -9,7 +9,8 @@
 #include <optional>
 #include <sstream>
 
-#include "events/hash.h"
+#include "base/ascii.h"
+#include "base/sha256.h"
 
 namespace runledger::http {
 namespace {
@@ -78,17 +79,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // Calls f(item) for each comma-separated item of a header value, trimmed.

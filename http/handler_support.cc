@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "base/json_depth.h"
+#include "base/number_overflow.h"
 #include "engine/idempotency.h"
-#include "http/json_depth.h"
-#include "http/number_overflow.h"
 #include "http/rejection_status.h"
 #include "projections/limits.h"
 

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "events/status.h"
+#include "base/status.h"
 
 namespace runledger::http {
 

@@ -35,12 +35,10 @@ int hex_digit(char c) {
   return -1;
 }
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 bool iprefix(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i) {
-    if (lower(s[i]) != prefix[i]) return false;
+    if (ascii_lower(s[i]) != prefix[i]) return false;
   }
   return true;
 }
@@ -97,14 +95,6 @@ bool parse_content_length(std::string_view s, uint64_t* out) {
 }
 
 }  // namespace
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
 
 const std::string* find_header(const HeaderList& headers, std::string_view name) {
   for (const auto& [n, v] : headers) {
@@ -194,7 +184,7 @@ RequestParser::Verdict RequestParser::scan_line(std::string_view s, bool complet
       method_end_ = i;
       const size_t start = ++i;
       for (; i < s.size() && s[i] != ' '; ++i) {
-        if (i == start && s[i] != '/' && lower(s[i]) != 'h') {
+        if (i == start && s[i] != '/' && ascii_lower(s[i]) != 'h') {
           return {400, "the request target must begin with '/' or http://"};
         }
         if (i - start == limits_.target_bytes_max) {

@@ -49,6 +49,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
+
 namespace runledger::http {
 
 struct ParserLimits {
@@ -75,8 +77,6 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 // The first value of a header (names compare case-insensitively), or nullptr.
 const std::string* find_header(const HeaderList& headers, std::string_view name);
-// ASCII case-insensitive equality, as header names and tokens compare.
-bool iequals(std::string_view a, std::string_view b);
 
 struct ParsedRequest {
   std::string method;     // as sent, e.g. "POST"

@@ -19,8 +19,8 @@
 
 #include <memory>
 
+#include "base/status.h"
 #include "engine/engine.h"
-#include "events/status.h"
 #include "http/server_options.h"
 
 namespace runledger::http {

@@ -9,7 +9,7 @@
 
 #include <boost/asio/ssl/context.hpp>
 
-#include "events/status.h"
+#include "base/status.h"
 
 namespace runledger::http {
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 
 namespace runledger::jobs::detail {
 

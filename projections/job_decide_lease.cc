@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
+#include "base/sha256.h"
 #include "events/event_codec.h"
-#include "events/hash.h"
 #include "projections/job_decide_common.h"
 
 namespace runledger::jobs {

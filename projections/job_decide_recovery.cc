@@ -5,7 +5,7 @@
 // releases the hold placed when the attempt went STALE.
 #include <fmt/format.h>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 #include "projections/job_decide_common.h"
 
 namespace runledger::jobs {

@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "events/status.h"
+#include "base/status.h"
 #include "projections/state.h"
 
 namespace runledger {

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "events/status.h"
+#include "base/status.h"
 #include "projections/state.h"
 
 namespace runledger::snapshot_format3 {

@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
+#include "base/sha256.h"
 #include "events/event_generated.h"
-#include "events/hash.h"
 #include "projections/connector.h"
 #include "projections/hold.h"
 #include "projections/job.h"

@@ -12,8 +12,8 @@
 // Thread-compatible: pure, reads `before` and the event only.
 #pragma once
 
+#include "base/status.h"
 #include "events/event_generated.h"
-#include "events/status.h"
 #include "projections/state.h"
 
 namespace runledger {

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "events/event_generated.h"
-#include "events/status.h"
 #include "projections/state.h"
 #include "projections/stream_name.h"
 

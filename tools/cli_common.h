@@ -14,8 +14,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/status.h"
 #include "events/event_store.h"
-#include "events/status.h"
 
 namespace runledger::cli {
 

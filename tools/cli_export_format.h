@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "http/json_depth.h"
+#include "base/json_depth.h"
 
 namespace runledger::cli {
 
@@ -31,6 +31,6 @@ inline constexpr int kExportVersionOldestRead = 1;
 inline constexpr std::string_view kExportBytesField = "bytes";
 // How deeply an event's line may nest: its data holds a job's input or a
 // step's output, each no deeper than a request body, a few levels down.
-inline constexpr size_t kExportLineDepthMax = 2 * http::kJsonBodyDepthMax;
+inline constexpr size_t kExportLineDepthMax = 2 * kJsonBodyDepthMax;
 
 }  // namespace runledger::cli

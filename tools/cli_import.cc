@@ -15,11 +15,11 @@
 #include <memory>
 #include <set>
 
+#include "base/json_depth.h"
 #include "engine/entities.h"
 #include "engine/view_index.h"
 #include "events/keys.h"
 #include "events/rocksdb_store.h"
-#include "http/json_depth.h"
 #include "projections/snapshot.h"
 #include "tools/cli_base64.h"
 #include "tools/cli_commands.h"
@@ -72,7 +72,7 @@ Status parse_event(const std::string& line, uint64_t line_no, DataRendering rend
   // The comparison below recurses once per level. The server stores nothing
   // deeper than a body may nest, which an event's line wraps in two or
   // three levels more; a line far deeper was not written by an export.
-  if (http::json_too_deep(line, kExportLineDepthMax)) {
+  if (json_too_deep(line, kExportLineDepthMax)) {
     return Status::Invalid(where + "nests arrays and objects deeper than " +
                            std::to_string(kExportLineDepthMax) + " levels");
   }

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
+#include "base/sha256.h"
 #include "engine/entities.h"
 #include "engine/state_loader.h"
-#include "events/hash.h"
 #include "events/read_ahead.h"
 #include "projections/stream_name.h"
 

@@ -26,7 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "events/status.h"
+#include "base/status.h"
 
 namespace runledger::worker {
 

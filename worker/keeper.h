@@ -34,7 +34,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "events/status.h"
+#include "base/status.h"
 #include "worker/journal.h"
 
 namespace runledger::worker {

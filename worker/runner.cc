@@ -21,7 +21,7 @@
 #include <sstream>
 #include <thread>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 #include "events/private_folder.h"
 #include "worker/journal.h"
 #include "worker/keeper.h"

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "events/status.h"
+#include "base/status.h"
 
 namespace runledger::worker {
 

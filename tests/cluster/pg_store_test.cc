@@ -3,9 +3,9 @@
 // replies reaching the database as well as the node's folder.
 #include <gtest/gtest.h>
 
+#include "base/sha256.h"
 #include "cluster/pg_schema.h"
 #include "cluster/pg_store.h"
-#include "events/hash.h"
 #include "tests/support/pg_server.h"
 #include "tests/support/test_support.h"
 

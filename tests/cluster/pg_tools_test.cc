@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/sha256.h"
 #include "cluster/pg_log_store.h"
 #include "events/event_store.h"
-#include "events/hash.h"
 #include "tests/support/pg_server.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"

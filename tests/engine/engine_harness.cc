@@ -4,9 +4,9 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "base/sha256.h"
 #include "engine/idempotency.h"
 #include "engine/state_loader.h"
-#include "events/hash.h"
 #include "http/rejection_status.h"
 #include "tests/engine/state_digest.h"
 

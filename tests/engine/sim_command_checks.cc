@@ -5,8 +5,8 @@
 #include <set>
 #include <utility>
 
+#include "base/sha256.h"
 #include "engine/state_loader.h"
-#include "events/hash.h"
 #include "tests/engine/command_text.h"
 #include "tests/engine/sim_runner.h"
 #include "tests/engine/state_digest.h"

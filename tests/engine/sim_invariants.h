@@ -19,7 +19,7 @@
 #include <string>
 #include <utility>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 #include "projections/state.h"
 
 namespace runledger::testing {

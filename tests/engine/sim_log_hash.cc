@@ -5,8 +5,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "base/sha256.h"
 #include "events/event_codec.h"
-#include "events/hash.h"
 
 namespace runledger::testing {
 namespace {

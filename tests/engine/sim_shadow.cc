@@ -1,9 +1,9 @@
 // ShadowFold: see sim_shadow.h.
 #include "tests/engine/sim_shadow.h"
 
+#include "base/sha256.h"
 #include "engine/entities.h"
 #include "events/event_codec.h"
-#include "events/hash.h"
 
 namespace runledger::testing {
 

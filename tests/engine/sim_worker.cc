@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 
 namespace runledger::testing {
 namespace {

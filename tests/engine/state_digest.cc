@@ -4,7 +4,7 @@
 #include <map>
 #include <vector>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 
 namespace runledger::testing {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 
 namespace runledger::testing {
 namespace {

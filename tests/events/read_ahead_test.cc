@@ -7,7 +7,7 @@
 
 #include <stdexcept>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 #include "events/keys.h"
 #include "tests/events/store_test_support.h"
 #include "tests/support/test_support.h"

@@ -333,7 +333,8 @@ TEST_F(BadInputTest, PlanOfTenThousandStepsIsRefused) {
 // body limit) took the server's stack and the process with it.
 TEST_F(BadInputTest, FreeFormFieldsNestedBeyondTheLimitAreRefused) {
   constexpr size_t kDeep = 100'000;
-  constexpr size_t kBodyDepthMax = 128;  // http::kJsonBodyDepthMax, the body itself the first
+  constexpr size_t kBodyDepthMax =
+      128;  // kJsonBodyDepthMax (base/json_depth.h), the body itself the first
   constexpr size_t kBracketsInText = 10'000;
   auto nested = [](size_t levels) {
     std::string text(levels, '[');

@@ -1,6 +1,6 @@
-// json_too_deep (http/json_depth.h): levels counted outside strings only,
+// json_too_deep (base/json_depth.h): levels counted outside strings only,
 // the top-level key named, the limit exact.
-#include "http/json_depth.h"
+#include "base/json_depth.h"
 
 #include <string>
 
@@ -9,7 +9,7 @@
 namespace runledger::testing {
 namespace {
 
-using http::json_too_deep;
+using runledger::json_too_deep;
 
 std::string nested(size_t levels) {
   std::string text(levels, '[');

@@ -3,7 +3,7 @@
 // lock, a blocking hold).
 #include "tests/projections/job_testing.h"
 
-#include "events/hash.h"
+#include "base/sha256.h"
 
 namespace runledger::job_tests {
 namespace {

@@ -7,7 +7,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 #include "projections/snapshot.h"
 #include "projections/snapshot_generated.h"
 

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "events/hash.h"
+#include "base/sha256.h"
 #include "events/keys.h"
 #include "tests/tools/tools_test_support.h"
 

@@ -1,8 +1,8 @@
-#include "http/json_depth.h"
+#include "base/json_depth.h"
 
 #include <algorithm>
 
-namespace runledger::http {
+namespace runledger {
 namespace {
 
 constexpr size_t kFieldBytesShown = 64;
@@ -52,4 +52,4 @@ std::optional<TooDeep> json_too_deep(std::string_view text, size_t max_depth) {
   return std::nullopt;
 }
 
-}  // namespace runledger::http
+}  // namespace runledger

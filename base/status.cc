@@ -1,4 +1,4 @@
-#include "events/status.h"
+#include "base/status.h"
 
 namespace runledger {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace runledger::http {
+namespace runledger {
 
 // Levels of arrays and objects a request body may nest, the body itself
 // being the first: `{"input": [[1]]}` nests three.
@@ -32,4 +32,4 @@ struct TooDeep {
 // check that the text is valid JSON otherwise.
 std::optional<TooDeep> json_too_deep(std::string_view text, size_t max_depth);
 
-}  // namespace runledger::http
+}  // namespace runledger

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace runledger::http {
+namespace runledger {
 
 // The path of the first such number, in the form field errors use
 // ("max_attempts", "documents.failed[0].error"), when that number is why
@@ -17,4 +17,4 @@ namespace runledger::http {
 // is not an object.
 std::optional<std::string> overflowing_number_path(std::string_view body);
 
-}  // namespace runledger::http
+}  // namespace runledger

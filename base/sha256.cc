@@ -1,4 +1,4 @@
-#include "events/hash.h"
+#include "base/sha256.h"
 
 #include <openssl/evp.h>
 #include <openssl/sha.h>

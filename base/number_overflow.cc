@@ -1,11 +1,11 @@
-#include "http/number_overflow.h"
+#include "base/number_overflow.h"
 
 #include <cstddef>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-namespace runledger::http {
+namespace runledger {
 namespace {
 
 // A SAX pass that keeps the path to the value being read and, when the
@@ -100,4 +100,4 @@ std::optional<std::string> overflowing_number_path(std::string_view body) {
   return tracker.found();
 }
 
-}  // namespace runledger::http
+}  // namespace runledger
