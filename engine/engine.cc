@@ -5,6 +5,7 @@
 #include <future>
 #include <random>
 
+#include "base/assert.h"
 #include "base/sha256.h"
 #include "engine/due_timer.h"
 #include "engine/engine_batch.h"
@@ -549,6 +550,7 @@ bool Engine::apply_replica(Pending& p, Batch& b) {
 Status Engine::append_decision(const Decision& d, const std::string& actor,
                                const std::string& command_id, int64_t now_ms, Batch& b) {
   for (const auto& ne : d.events) {
+    RL_ASSERT(names_an_entity(ne.stream), "a decider named a stream outside the stream grammar");
     uint32_t current = 0;
     auto it = batch_versions_.find(ne.stream);
     if (it != batch_versions_.end()) {
@@ -580,6 +582,7 @@ Status Engine::append_decision(const Decision& d, const std::string& actor,
     Status st = decode_event(enc.bytes, &event);
     if (!st.ok()) return st;
     evolve(state_, *event);
+    RL_ASSERT(state_.last_seq == draft.seq, "the fold did not take the appended event's seq");
     state_.last_hash = sha256(enc.bytes);
     enc.seq = draft.seq;
     enc.stream = ne.stream;

@@ -54,7 +54,8 @@ ApiUnderTest::ApiUnderTest() : folder_(make_scratch_folder()) {
   http::add_hold_routes(router_, *engine_);
   http::add_event_routes(router_, *engine_);
   live_ = std::make_unique<http::LiveStreams>(io_, *engine_, pool_, in_flight_, 1);
-  http::add_ops_routes(router_, *engine_, api, *live_, counters_);
+  claims_ = std::make_unique<http::ClaimWaiters>(io_, *engine_, 1);
+  http::add_ops_routes(router_, *engine_, api, *live_, *claims_, counters_);
 }
 
 ApiUnderTest::~ApiUnderTest() {

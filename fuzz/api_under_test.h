@@ -75,6 +75,7 @@ class ApiUnderTest {
   http::InFlight in_flight_;
   http::HttpCounters counters_;
   std::unique_ptr<http::LiveStreams> live_;
+  std::unique_ptr<http::ClaimWaiters> claims_;  // none ever waits: wait_s needs the loop
   http::Router router_;
   http::Auth auth_;
 };

@@ -5,10 +5,15 @@
 // them with it, and the HTTP filters and the CLI take names in it.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "events/keys.h"
+#include "projections/limits.h"
 
 namespace runledger {
 
@@ -41,6 +46,15 @@ inline std::string connector_stream(std::string_view id) {
 }
 inline std::string hold_stream(std::string_view id) { return stream_name(StreamKind::kHold, id); }
 
+// Every entity's stream name fits the store's stream index.
+constexpr size_t longest_stream_prefix() {
+  size_t n = 0;
+  for (StreamKind kind : kStreamKinds) n = std::max(n, stream_prefix(kind).size());
+  return n;
+}
+static_assert(longest_stream_prefix() + limits::kIdBytesMax <= keys::kStreamBytesMax,
+              "the longest stream name must fit the stream index key");
+
 // The kind of the stream `name`, nullopt when it is of none.
 inline std::optional<StreamKind> stream_kind(std::string_view name) {
   for (StreamKind kind : kStreamKinds) {
@@ -54,6 +68,12 @@ inline std::string_view stream_id(std::string_view name, StreamKind kind) {
   const std::string_view prefix = stream_prefix(kind);
   if (name.substr(0, prefix.size()) != prefix) return {};
   return name.substr(prefix.size());
+}
+
+// Whether `name` is an entity's stream: a kind's prefix and an id after it.
+inline bool names_an_entity(std::string_view name) {
+  const std::optional<StreamKind> kind = stream_kind(name);
+  return kind && !stream_id(name, *kind).empty();
 }
 
 }  // namespace runledger

@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fuzz_seconds="${RUNLEDGER_FUZZ_SECONDS:-60}"
-tests="${RUNLEDGER_ASAN_TESTS:-events_tests projections_tests engine_tests http_tests}"
+tests="${RUNLEDGER_ASAN_TESTS:-base_tests events_tests projections_tests engine_tests http_tests}"
 jobs="${RUNLEDGER_JOBS:-2}"
 fuzzers=(fuzz_event_decoder fuzz_http_request fuzz_json_input fuzz_request_parser)
 build="${RUNLEDGER_ASAN_BUILD:-build-asan}"

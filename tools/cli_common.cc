@@ -112,8 +112,8 @@ void Progress::draw(uint64_t done) {
 }
 
 bool entity_stream(std::string_view arg, std::string* stream) {
-  if (const std::optional<StreamKind> kind = stream_kind(arg)) {
-    if (stream_id(arg, *kind).empty()) return false;
+  if (stream_kind(arg)) {
+    if (!names_an_entity(arg)) return false;
     *stream = std::string(arg);
     return true;
   }

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "events/event_codec.h"
+#include "base/time_text.h"
 
 namespace runledger::testing {
 namespace {
