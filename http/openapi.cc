@@ -88,10 +88,7 @@ json kinds() {
           {"maxItems", limits::kKindsPerClaimMax},
           {"items", str(limits::kNameBytesMax)}};
 }
-json handle() {
-  return {{"type", "string"},
-          {"pattern", "^[\\x20-\\x7E]{1," + std::to_string(jobs::kExecutionHandleCharsMax) + "}$"}};
-}
+json handle() { return printable(jobs::kExecutionHandleCharsMax); }
 json hold_kind() { return enumeration({"EXECUTION_STATE_UNKNOWN", "RESULT_UNKNOWN"}); }
 json schedule() {
   return {{"type", json::array({"integer", "null"})},
