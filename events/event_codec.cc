@@ -75,6 +75,13 @@ Status decode_event(std::string_view bytes, const fb::Event** event) {
 
 std::string_view event_type_name(fb::Payload type) { return fb::EnumNamePayload(type); }
 
+bool is_event_type_name(std::string_view name) {
+  for (fb::Payload t : fb::EnumValuesPayload()) {
+    if (t != fb::Payload::NONE && event_type_name(t) == name) return true;
+  }
+  return false;
+}
+
 namespace {
 
 // Every `X_ms` field of the schema is a point in time in ms since the epoch;

@@ -44,6 +44,10 @@ Status decode_event(std::string_view bytes, const fb::Event** event);
 // The event type as the log and the JSON show it, e.g. "JobEnqueued".
 std::string_view event_type_name(fb::Payload type);
 
+// Whether `name` is the name of an event type (NONE is not one): how the
+// `type` filters of the API and the CLI check what they are given.
+bool is_event_type_name(std::string_view name);
+
 // How event data is rendered. kReaders: as the API shows it (a job's input
 // and a step's output as the JSON given, an unset time as null, a
 // connector's absent schedule as null, as its view shows it).

@@ -46,11 +46,7 @@ Filter read_filter(const ApiRequest& a) {
   }
   const auto types = a.query.equal_range("type");
   for (auto it = types.first; it != types.second; ++it) {
-    bool known = false;
-    for (auto t : fb::EnumValuesPayload()) {
-      known = known || (t != fb::Payload::NONE && event_type_name(t) == it->second);
-    }
-    if (!known)
+    if (!is_event_type_name(it->second))
       throw bad_query("type", "query parameter 'type' names no event type: " + it->second);
     f.types.insert(it->second);
   }

@@ -5,16 +5,17 @@
 #include <fmt/format.h>
 
 #include "projections/connector.h"
+#include "projections/connector_commands.h"
 #include "projections/connector_internal.h"
 #include "projections/limits.h"
 #include "projections/state.h"
 
 namespace runledger::connectors {
 
-using internal::conflict;
 using internal::find;
 using internal::invalid_field;
 using internal::not_found;
+using internal::refused;
 
 namespace {
 
@@ -45,10 +46,6 @@ std::optional<Decision> check_update(const Update& c) {
   }
   if (c.sync_schedule_s) return check_schedule(*c.sync_schedule_s);
   return std::nullopt;
-}
-
-Decision deleting(const Connector& c) {
-  return conflict(c, RejectionCode::kConnectorDeleting, "Connector is being deleted");
 }
 
 // The connector as it stands once ConnectorDeletionStarted is folded: the
@@ -98,7 +95,7 @@ Decision decide(const State& s, const Update& c, const Context&) {
   if (auto bad = check_update(c)) return std::move(*bad);
   const Connector* conn = find(s, c.id);
   if (conn == nullptr) return not_found(c.id);
-  if (conn->status == Status::kDeleting) return deleting(*conn);
+  if (auto refusal = refused(*conn, kCmdUpdate)) return std::move(*refusal);
   Decision d;
   if (c.status && *c.status != to_string(conn->status)) {
     fb::ConnectorStatusChangedT changed;
@@ -121,11 +118,7 @@ Decision decide(const State& s, const Update& c, const Context&) {
 Decision decide(const State& s, const Delete& c, const Context& ctx) {
   const Connector* conn = find(s, c.id);
   if (conn == nullptr) return not_found(c.id);
-  if (conn->status == Status::kDeleting) return deleting(*conn);
-  if (conn->running()) {
-    return conflict(*conn, RejectionCode::kSyncRunning,
-                    "Cannot delete connector while sync is running");
-  }
+  if (auto refusal = refused(*conn, kCmdDelete)) return std::move(*refusal);
   Decision d;
   d.emit(connector_stream(c.id), fb::ConnectorDeletionStartedT{});
   fb::ConnectorDeletedT deleted;
@@ -142,12 +135,7 @@ Decision decide(const State& s, const StartSync& c, const Context&) {
   }
   const Connector* conn = find(s, c.id);
   if (conn == nullptr) return not_found(c.id);
-  if (conn->status == Status::kDeleting) return deleting(*conn);
-  if (conn->status == Status::kPaused) {
-    return conflict(*conn, RejectionCode::kConnectorPaused, "Connector is paused");
-  }
-  if (conn->running())
-    return conflict(*conn, RejectionCode::kSyncInProgress, "Sync already in progress");
+  if (auto refusal = refused(*conn, kCmdSync)) return std::move(*refusal);
   Decision d;
   fb::SyncStartedT started;
   started.sync_id = c.sync_id;
@@ -161,8 +149,7 @@ Decision decide(const State& s, const StartSync& c, const Context&) {
 Decision decide(const State& s, const AbortSync& c, const Context&) {
   const Connector* conn = find(s, c.id);
   if (conn == nullptr) return not_found(c.id);
-  if (!conn->running())
-    return conflict(*conn, RejectionCode::kNoSyncInProgress, "No sync in progress");
+  if (auto refusal = refused(*conn, kCmdAbort)) return std::move(*refusal);
   fb::SyncAbortedT aborted;
   aborted.sync_id = conn->sync_id;
   aborted.pending_failed = conn->document_counts[static_cast<size_t>(DocStatus::kPending)];

@@ -3,6 +3,7 @@
 // so replaying the log rebuilds exactly the state the engine held.
 #include "projections/connector.h"
 #include "projections/connector_internal.h"
+#include "projections/event_types.h"
 #include "projections/state.h"
 
 namespace runledger::connectors {
@@ -143,27 +144,8 @@ void evolve(State& s, const fb::Event& e) {
     case P::SyncReportIgnored:
     case P::ConnectorCreated:  // handled above
     case P::NONE:
-    case P::JobEnqueued:
-    case P::JobLeased:
-    case P::LeaseRenewed:
-    case P::LeaseReleased:
-    case P::LeaseExpired:
-    case P::JobStarted:
-    case P::StepStarted:
-    case P::StepSucceeded:
-    case P::StepFailed:
-    case P::CancelRequested:
-    case P::AttemptCancelled:
-    case P::AttemptSucceeded:
-    case P::AttemptFailed:
-    case P::RetryScheduled:
-    case P::RerunRequested:
-    case P::AttemptStale:
-    case P::ExecutionReattached:
-    case P::AttemptResolved:
-    case P::AttemptYielded:
-    case P::HoldPlaced:
-    case P::HoldReleased:
+      RUNLEDGER_JOB_EVENT_TYPES(RUNLEDGER_EVENT_CASE)
+      RUNLEDGER_HOLD_EVENT_TYPES(RUNLEDGER_EVENT_CASE)
       return;
   }
 }

@@ -29,6 +29,9 @@ Decision invalid_field(std::string_view field, std::string message);
 // 409 with the connector's state (its status), status, sync_status and the
 // commands it allows.
 Decision conflict(const Connector& c, RejectionCode code, std::string message);
+// The conflict of the table's first refusal of `command` (a kCmd name of
+// connector_commands.h) that holds for `c`; nullopt when `c` accepts it.
+std::optional<Decision> refused(const Connector& c, std::string_view command);
 
 // 422 when a report's document lists are out of range, else nullopt.
 std::optional<Decision> check_documents(const DocumentReport& d);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "projections/connector.h"
+#include "projections/connector_commands.h"
 #include "projections/connector_internal.h"
 
 namespace runledger::connectors::internal {
@@ -10,14 +11,10 @@ namespace runledger::connectors::internal {
 namespace {
 
 // What the connector may do now, for the "allowed" field of a conflict, so
-// an operator sees the way forward without reading the spec.
+// an operator sees the way forward without reading the docs.
 nlohmann::json allowed(const Connector& c) {
   nlohmann::json out = nlohmann::json::array();
-  if (c.status == Status::kDeleting) return out;
-  out.push_back("update");
-  if (c.status != Status::kPaused && !c.running()) out.push_back("sync");
-  if (c.running()) out.push_back("abort");
-  if (!c.running()) out.push_back("delete");
+  for (std::string_view command : allowed_commands(c)) out.push_back(command);
   return out;
 }
 
@@ -56,6 +53,12 @@ Decision conflict(const Connector& c, RejectionCode code, std::string message) {
                            {"status", to_string(c.status)},
                            {"sync_status", to_string(c.sync_status)},
                            {"allowed", allowed(c)}});
+}
+
+std::optional<Decision> refused(const Connector& c, std::string_view command) {
+  const Refusal* r = refusal_of(c, command);
+  if (r == nullptr) return std::nullopt;
+  return conflict(c, r->code, std::string(r->message));
 }
 
 std::optional<Decision> check_documents(const DocumentReport& d) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "projections/hold_commands.h"
 #include "projections/state.h"
 
 namespace runledger::holds {
@@ -161,10 +162,12 @@ Decision decide(const State& s, const ReleaseHold& c, const Context& /*ctx*/) {
                             {{"hold", c.id}});
   }
   const Hold& h = it->second;
-  if (h.released) {
+  if (!accepts(h, kCmdRelease)) {
+    nlohmann::json allowed = nlohmann::json::array();
+    for (std::string_view command : allowed_commands(h)) allowed.push_back(command);
     return Decision::reject(RejectionCode::kInvalidTransition,
                             "hold " + c.id + " is already released",
-                            {{"state", "released"}, {"allowed", nlohmann::json::array()}});
+                            {{"state", state_name(h)}, {"allowed", std::move(allowed)}});
   }
   const jobs::Attempt* stale = stale_attempt_of(s, h);
   if (auto r = check_release_evidence(h, stale, c)) return std::move(*r);

@@ -5,6 +5,7 @@
 // engine hydrates a job before deciding on it, so that never happens live).
 #include <algorithm>
 
+#include "projections/event_types.h"
 #include "projections/job_index.h"
 #include "projections/state.h"
 #include "projections/stream_name.h"
@@ -283,23 +284,9 @@ void apply_event(Job& j, const fb::Event& e) {
                           e.recorded_at_ms());
     }
     case P::JobEnqueued:  // creates the job: see evolve()
-    case P::ConnectorCreated:
-    case P::ConnectorUpdated:
-    case P::ConnectorStatusChanged:
-    case P::SyncStarted:
-    case P::SyncProgressed:
-    case P::SyncSucceeded:
-    case P::SyncFailed:
-    case P::SyncAborted:
-    case P::SyncReportIgnored:
-    case P::SyncSkipped:
-    case P::SyncLockBroken:
-    case P::ScheduleGap:
-    case P::ConnectorDeletionStarted:
-    case P::ConnectorDeleted:
-    case P::HoldPlaced:
-    case P::HoldReleased:
     case P::NONE:
+      RUNLEDGER_CONNECTOR_EVENT_TYPES(RUNLEDGER_EVENT_CASE)
+      RUNLEDGER_HOLD_EVENT_TYPES(RUNLEDGER_EVENT_CASE)
       return;
   }
 }

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "projections/connector_commands.h"
+#include "projections/event_types.h"
+#include "projections/hold_commands.h"
 #include "projections/transition_check_internal.h"
 
 namespace runledger {
@@ -41,14 +44,17 @@ Status need_running_sync(const fb::Event& e, const Connector& c, const std::stri
   return Status::Ok();
 }
 
-Status need_not_deleting(const fb::Event& e, const Connector& c) {
-  if (c.status == ConnectorStatus::kDeleting) return forbidden(e, "the connector is being deleted");
-  return Status::Ok();
+// An event that a command of the connector's table records (update, sync,
+// delete) needs the table to accept that command in the state before it.
+Status need_accepted(const fb::Event& e, const Connector& c, std::string_view command) {
+  const connectors::Refusal* r = connectors::refusal_of(c, command);
+  if (r == nullptr) return Status::Ok();
+  return forbidden(e, fmt::format("the connector accepts no {} now: {}", command, r->message));
 }
 
 Status check_status_changed(const fb::Event& e, const Connector& c) {
   const auto* ev = e.payload_as_ConnectorStatusChanged();
-  if (Status s = need_not_deleting(e, c); !s.ok()) return s;
+  if (Status s = need_accepted(e, c, connectors::kCmdUpdate); !s.ok()) return s;
   const std::string from = text(ev->from()), to = text(ev->to());
   if (from != connectors::to_string(c.status)) {
     return forbidden(e, fmt::format("changes status from {}, the connector is {}", from,
@@ -60,13 +66,6 @@ Status check_status_changed(const fb::Event& e, const Connector& c) {
     return forbidden(e, "status may be changed to active or paused only, not " + to);
   }
   if (from == to) return forbidden(e, "status " + to + " does not change");
-  return Status::Ok();
-}
-
-Status check_sync_started(const fb::Event& e, const Connector& c) {
-  if (Status s = need_not_deleting(e, c); !s.ok()) return s;
-  if (c.status == ConnectorStatus::kPaused) return forbidden(e, "the connector is paused");
-  if (c.running()) return forbidden(e, "sync " + c.sync_id + " is already running");
   return Status::Ok();
 }
 
@@ -102,12 +101,6 @@ Status check_schedule(const fb::Event& e, int64_t sync_schedule_s) {
   return Status::Ok();
 }
 
-Status check_deletion_started(const fb::Event& e, const Connector& c) {
-  if (Status s = need_not_deleting(e, c); !s.ok()) return s;
-  if (c.running()) return forbidden(e, "a sync is running");
-  return Status::Ok();
-}
-
 Status check_on_connector(const fb::Event& e, const Connector& c) {
   switch (e.payload_type()) {
     case P::ConnectorUpdated:
@@ -115,11 +108,11 @@ Status check_on_connector(const fb::Event& e, const Connector& c) {
           !st.ok()) {
         return st;
       }
-      return need_not_deleting(e, c);
+      return need_accepted(e, c, connectors::kCmdUpdate);
     case P::ConnectorStatusChanged:
       return check_status_changed(e, c);
-    case P::SyncStarted:
-      return check_sync_started(e, c);
+    case P::SyncStarted:  // by a command, or at a schedule slot by the same rule
+      return need_accepted(e, c, connectors::kCmdSync);
     case P::SyncProgressed:
       return need_running_sync(e, c, text(e.payload_as_SyncProgressed()->sync_id()));
     case P::SyncSucceeded:
@@ -138,7 +131,7 @@ Status check_on_connector(const fb::Event& e, const Connector& c) {
       if (c.sync_schedule_s == 0) return forbidden(e, "the connector has no schedule");
       return Status::Ok();
     case P::ConnectorDeletionStarted:
-      return check_deletion_started(e, c);
+      return need_accepted(e, c, connectors::kCmdDelete);
     case P::ConnectorDeleted:
       if (c.status != ConnectorStatus::kDeleting) {
         return forbidden(e, "the connector is " + std::string(connectors::to_string(c.status)) +
@@ -147,27 +140,8 @@ Status check_on_connector(const fb::Event& e, const Connector& c) {
       return Status::Ok();
     case P::ConnectorCreated:  // checked before the connector is looked up
     case P::NONE:
-    case P::JobEnqueued:
-    case P::JobLeased:
-    case P::LeaseRenewed:
-    case P::LeaseReleased:
-    case P::LeaseExpired:
-    case P::JobStarted:
-    case P::StepStarted:
-    case P::StepSucceeded:
-    case P::StepFailed:
-    case P::CancelRequested:
-    case P::AttemptCancelled:
-    case P::AttemptSucceeded:
-    case P::AttemptFailed:
-    case P::RetryScheduled:
-    case P::RerunRequested:
-    case P::AttemptStale:
-    case P::ExecutionReattached:
-    case P::AttemptResolved:
-    case P::AttemptYielded:
-    case P::HoldPlaced:
-    case P::HoldReleased:
+      RUNLEDGER_JOB_EVENT_TYPES(RUNLEDGER_EVENT_CASE)
+      RUNLEDGER_HOLD_EVENT_TYPES(RUNLEDGER_EVENT_CASE)
       break;
   }
   return forbidden(e, "not a connector event");
@@ -215,7 +189,9 @@ Status check_hold_placed(const State& s, const fb::Event& e, const holds::Hold* 
 
 Status check_hold_released(const fb::Event& e, const holds::Hold* h) {
   if (h == nullptr) return forbidden(e, "the hold does not exist");
-  if (h->released) return forbidden(e, "the hold is already released");
+  if (!holds::accepts(*h, holds::kCmdRelease)) {
+    return forbidden(e, "the hold is already released");
+  }
   const std::string outcome = text(e.payload_as_HoldReleased()->outcome());
   if (!outcome.empty() && outcome != "SUCCEEDED" && outcome != "FAILED") {
     return forbidden(e, "outcome " + outcome + " is neither SUCCEEDED nor FAILED");
@@ -240,48 +216,16 @@ Status check_transition(const State& before, const fb::Event& e) {
   using transition_check::check_connector_event;
   using transition_check::check_hold_event;
   using transition_check::check_job_event;
-  using P = fb::Payload;
-  switch (e.payload_type()) {
-    case P::JobEnqueued:
-    case P::JobLeased:
-    case P::LeaseRenewed:
-    case P::LeaseReleased:
-    case P::LeaseExpired:
-    case P::JobStarted:
-    case P::StepStarted:
-    case P::StepSucceeded:
-    case P::StepFailed:
-    case P::CancelRequested:
-    case P::AttemptCancelled:
-    case P::AttemptSucceeded:
-    case P::AttemptFailed:
-    case P::RetryScheduled:
-    case P::RerunRequested:
-    case P::AttemptStale:
-    case P::ExecutionReattached:
-    case P::AttemptResolved:
-    case P::AttemptYielded:
-      return check_job_event(before, e);
-    case P::ConnectorCreated:
-    case P::ConnectorUpdated:
-    case P::ConnectorStatusChanged:
-    case P::SyncStarted:
-    case P::SyncProgressed:
-    case P::SyncSucceeded:
-    case P::SyncFailed:
-    case P::SyncAborted:
-    case P::SyncReportIgnored:
-    case P::SyncSkipped:
-    case P::SyncLockBroken:
-    case P::ScheduleGap:
-    case P::ConnectorDeletionStarted:
-    case P::ConnectorDeleted:
-      return check_connector_event(before, e);
-    case P::HoldPlaced:
-    case P::HoldReleased:
-      return check_hold_event(before, e);
-    case P::NONE:
-      break;
+  const std::optional<StreamKind> kind = event_stream_kind(e.payload_type());
+  if (kind.has_value()) {
+    switch (*kind) {
+      case StreamKind::kJob:
+        return check_job_event(before, e);
+      case StreamKind::kConnector:
+        return check_connector_event(before, e);
+      case StreamKind::kHold:
+        return check_hold_event(before, e);
+    }
   }
   return transition_check::forbidden(e, "an event without a payload");
 }

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "projections/event_types.h"
 #include "projections/job_decide_common.h"
 #include "projections/transition_check_internal.h"
 
@@ -361,22 +362,8 @@ Status check_on_job(const State& s, const fb::Event& e, const Job& j) {
       return check_yielded(e, j);
     case P::JobEnqueued:  // checked before the job is looked up
     case P::NONE:
-    case P::ConnectorCreated:
-    case P::ConnectorUpdated:
-    case P::ConnectorStatusChanged:
-    case P::SyncStarted:
-    case P::SyncProgressed:
-    case P::SyncSucceeded:
-    case P::SyncFailed:
-    case P::SyncAborted:
-    case P::SyncReportIgnored:
-    case P::SyncSkipped:
-    case P::SyncLockBroken:
-    case P::ScheduleGap:
-    case P::ConnectorDeletionStarted:
-    case P::ConnectorDeleted:
-    case P::HoldPlaced:
-    case P::HoldReleased:
+      RUNLEDGER_CONNECTOR_EVENT_TYPES(RUNLEDGER_EVENT_CASE)
+      RUNLEDGER_HOLD_EVENT_TYPES(RUNLEDGER_EVENT_CASE)
       break;
   }
   return forbidden(e, "not a job event");

@@ -37,17 +37,10 @@ struct Filter {
   }
 };
 
-bool known_type(const std::string& name) {
-  for (auto t = fb::Payload::MIN; t <= fb::Payload::MAX;
-       t = static_cast<fb::Payload>(static_cast<uint8_t>(t) + 1)) {
-    if (t != fb::Payload::NONE && event_type_name(t) == name) return true;
-  }
-  return false;
-}
-
 int build_filter(const EventsOptions& o, Filter* f) {
   for (const auto& t : o.types) {
-    if (!known_type(t)) return fail("--type: no event type is called '" + t + "'", kExitUsage);
+    if (!is_event_type_name(t))
+      return fail("--type: no event type is called '" + t + "'", kExitUsage);
     f->types.insert(t);
   }
   f->from_seq = o.from_seq;

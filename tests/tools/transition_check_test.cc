@@ -442,7 +442,7 @@ TEST_F(Transitions, ASyncStartedWhileOneRunsIsRefused) {
   fb::SyncStartedT e;
   e.sync_id = "s2";
   e.trigger = "manual";
-  refused("connector/c1", e, "sync s1 is already running");
+  refused("connector/c1", e, "the connector accepts no sync now: Sync already in progress");
 }
 
 TEST_F(Transitions, AScheduleOutsideItsBoundsIsRefused) {
