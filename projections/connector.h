@@ -192,10 +192,8 @@ nlohmann::json view(const Connector& c);
 // The reply body of GET .../documents: {"documents": [{"id","status","error"?}]},
 // sorted by id, only those with status `filter` when given.
 nlohmann::json documents_view(const Connector& c, std::optional<DocStatus> filter);
-// Lossless internal form for snapshots (documents and ended syncs included).
+// Every field (documents and ended syncs included), for comparing states.
 nlohmann::json to_json(const Connector& c);
-// Throws nlohmann::json::exception on a malformed snapshot entry.
-Connector from_json(const nlohmann::json& j);
 // Inserts (or replaces) a connector and rebuilds its slot entry.
 void adopt(State& s, Connector c);
 void evict(State& s, const std::string& id);

@@ -103,10 +103,8 @@ nlohmann::json gate(const State& s, const std::string& target);
 
 // The hold as the HTTP API shows it (docs/api.md "A hold in JSON").
 nlohmann::json view(const Hold& h);
-// Lossless internal form for snapshots and hydration; from_json throws
-// nlohmann::json::exception on a malformed object.
+// Every field, for comparing states.
 nlohmann::json to_json(const Hold& h);
-Hold from_json(const nlohmann::json& j);
 // Inserts (or replaces) a hold and rebuilds its index entries.
 void adopt(State& s, Hold h);
 // Removes a hold from memory and from every index.

@@ -1,7 +1,6 @@
 // A hold as JSON: view() is the HTTP contract (docs/api.md "A hold in
-// JSON"); to_json()/from_json() are the lossless internal form that
-// snapshots and hydration store, with raw millisecond times and the stream
-// version, so from_json(to_json(h)) == h.
+// JSON"); to_json() is every field, with raw millisecond times and the
+// stream version, for comparing states.
 #include "events/event_codec.h"
 #include "projections/state.h"
 
@@ -50,26 +49,6 @@ nlohmann::json to_json(const Hold& h) {
           {"execution_stopped", h.execution_stopped},
           {"outcome", h.outcome},
           {"version", h.version}};
-}
-
-Hold from_json(const nlohmann::json& j) {
-  Hold h;
-  j.at("id").get_to(h.id);
-  j.at("target").get_to(h.target);
-  j.at("kind").get_to(h.kind);
-  j.at("job").get_to(h.job);
-  j.at("attempt").get_to(h.attempt);
-  j.at("reason").get_to(h.reason);
-  j.at("placed_by").get_to(h.placed_by);
-  j.at("placed_at_ms").get_to(h.placed_at_ms);
-  j.at("released").get_to(h.released);
-  j.at("released_by").get_to(h.released_by);
-  j.at("released_at_ms").get_to(h.released_at_ms);
-  j.at("release_note").get_to(h.release_note);
-  j.at("execution_stopped").get_to(h.execution_stopped);
-  j.at("outcome").get_to(h.outcome);
-  j.at("version").get_to(h.version);
-  return h;
 }
 
 }  // namespace runledger::holds

@@ -287,9 +287,8 @@ std::string view_text(const State& s, const Job& j);
 // view_text's bytes, or nullopt where a text of the job is not UTF-8 (there
 // dump() throws, and the caller renders the tree as it renders any other).
 std::optional<std::string> try_view_text(const State& s, const Job& j);
-// Lossless internal form for snapshots and hydration.
+// Every field, for comparing states (job_snapshot.cc).
 nlohmann::json to_json(const Job& j);
-Job from_json(const nlohmann::json& j);
 // Re-inserts a job in any state (from a snapshot or hydration), replacing one
 // with the same id, and rebuilds its index entries.
 void adopt(State& s, Job job);

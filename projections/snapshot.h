@@ -8,14 +8,8 @@
 // reading 100,000 live jobs as JSON took seconds of the sequencer; as tables
 // it builds no tree and parses no text.
 //
-// Formats 1 and 2, JSON, are still read (a store written by an older binary):
-// format 2 is a head line, then one line per live entity:
-//   {"connectors":C,"format":2,"holds":H,"jobs":J,"last_hash":"<64 hex>","seq":N}
-//   {"job":<jobs::to_json>}         (J lines)
-//   {"connector":<...>}             (C lines)
-//   {"hold":<...>}                  (H lines)
-// format 1 is one document {"format":1,"seq","last_hash","jobs":[...],
-// "connectors":[...],"holds":[...]}.
+// Formats 1 and 2 (JSON, before format 3) are not read: a start on such a
+// snapshot folds the log, as it does for any snapshot it cannot use.
 #pragma once
 
 #include <string>
@@ -35,8 +29,8 @@ void encode_snapshot(const State& s, std::string* out);
 // Replaces *out with the snapshot's state (indexes rebuilt). Corruption when
 // the bytes are not a snapshot of a known format.
 Status decode_snapshot(std::string_view bytes, State* out);
-// The seq and hash a snapshot covers, without reading its entities (format 3
-// verifies its head record only; format 2 parses its head line only).
+// The seq and hash a snapshot covers, without reading its entities (it
+// verifies the head record only).
 Status decode_snapshot_head(std::string_view bytes, uint64_t* seq, Hash* last_hash);
 
 }  // namespace runledger

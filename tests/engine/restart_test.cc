@@ -6,6 +6,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "engine/state_loader.h"
 #include "events/rocksdb_store.h"
@@ -190,7 +191,20 @@ TEST(Restart, ASnapshotThatDoesNotDecodeIsSetAsideForAFullReplay) {
       },
       "a record does not match its hash");
   expect_set_aside([](State&, uint64_t) { return std::string("not a snapshot"); },
-                   "neither of format 3 nor JSON");
+                   "is not of format 3");
+}
+
+TEST(Restart, ASnapshotOfTheOlderJSONFormatIsSetAsideForAFullReplay) {
+  // Formats 1 and 2 were JSON: a store an older binary wrote may hold one.
+  // It is not read, and the log, which holds everything, is folded instead.
+  expect_set_aside(
+      [](State& s, uint64_t last_seq) {
+        nlohmann::json head = {{"format", 2},       {"seq", last_seq},
+                               {"last_hash", "00"}, {"jobs", s.jobs.by_id.size()},
+                               {"connectors", 0},   {"holds", 0}};
+        return head.dump() + "\n";
+      },
+      "is not of format 3");
 }
 
 TEST(Restart, ASnapshotWhoseHashIsNotTheLogsIsSetAsideForAFullReplay) {

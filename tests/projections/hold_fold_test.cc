@@ -1,7 +1,7 @@
 // The hold fold and its forms: indexes stay equal to ones rebuilt from the
 // holds themselves through any place/release sequence; folding the stored
 // bytes from scratch gives the live state; the view has exactly the fields
-// of docs/api.md; to_json/from_json and adopt/evict lose nothing.
+// of docs/api.md; adopt/evict lose nothing.
 #include <gtest/gtest.h>
 
 #include "tests/projections/hold_test_support.h"
@@ -98,51 +98,11 @@ TEST(HoldFold, FinishedOnlyOnceReleased) {
   EXPECT_TRUE(holds::finished(g.state.holds.by_id.at("h1")));
 }
 
-TEST(HoldFold, ToJsonFromJsonRoundTripIsLossless) {
-  Given g;
-  given_mixed_holds(g);
-  ASSERT_EQ(g.state.holds.by_id.size(), 5u);
-  for (const auto& [id, h] : g.state.holds.by_id) {
-    SCOPED_TRACE(id);
-    EXPECT_EQ(holds::from_json(holds::to_json(h)), h);
-    // And through text, as a snapshot stores it.
-    EXPECT_EQ(holds::from_json(Json::parse(holds::to_json(h).dump())), h);
-  }
-}
-
-TEST(HoldFold, RoundTripKeepsEveryReleaseField) {
-  holds::Hold h;
-  h.id = "h9";
-  h.target = "orders";
-  h.kind = kExecutionStateUnknown;
-  h.job = "j1";
-  h.attempt = 3;
-  h.reason = "lease expired";
-  h.placed_by = "system";
-  h.placed_at_ms = 1'700'000'000'123;
-  h.released = true;
-  h.released_by = "ops";
-  h.released_at_ms = 1'700'000'100'456;
-  h.release_note = "STOPPED";
-  h.execution_stopped = true;
-  h.outcome = "FAILED";
-  h.version = 2;
-  EXPECT_EQ(holds::from_json(holds::to_json(h)), h);
-}
-
-TEST(HoldFold, FromJsonRefusesAnIncompleteObject) {
-  Json j = holds::to_json(holds::Hold{});
-  j.erase("kind");
-  EXPECT_THROW(holds::from_json(j), Json::exception);
-  EXPECT_THROW(holds::from_json(Json::array()), Json::exception);
-}
-
 TEST(HoldFold, AdoptingEveryHoldRebuildsTheSameState) {
   Given g;
   given_mixed_holds(g);
   State fresh;
-  for (const auto& [id, h] : g.state.holds.by_id)
-    holds::adopt(fresh, holds::from_json(holds::to_json(h)));
+  for (const auto& [id, h] : g.state.holds.by_id) holds::adopt(fresh, h);
   EXPECT_EQ(fresh.holds, g.state.holds);
 }
 
