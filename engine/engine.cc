@@ -54,48 +54,59 @@ Engine::Engine(std::shared_ptr<EventStore> store, const Clock& clock, EngineOpti
       options_(std::move(options)),
       ids_(std::make_unique<RandomIds>()) {}
 
-Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options,
-                    std::unique_ptr<Engine>* out) {
-  std::unique_ptr<Engine> e(new Engine(std::move(store), clock, std::move(options)));
-  e->refusal_ = e->options_.refuse_writes;
+Status Engine::load_at_open() {
+  refusal_ = options_.refuse_writes;
   LoadOptions lo;
-  lo.tolerate_damage = e->options_.read_only;
+  lo.tolerate_damage = options_.read_only;
   // The fold reads the snapshot and the tail only; the events before them
   // are checked meanwhile, on the other core, so that a damaged log stops
   // the start wherever the damage lies (a read-only start serves it anyway).
   std::future<Status> checksums;
-  if (!e->options_.read_only) {
-    checksums = std::async(std::launch::async,
-                           [store = e->store_] { return store->verify_log_checksums(); });
+  if (!options_.read_only) {
+    checksums =
+        std::async(std::launch::async, [store = store_] { return store->verify_log_checksums(); });
   }
-  Status st = load_state(*e->store_, lo, &e->state_, &e->load_report_);
+  Status st = load_state(*store_, lo, &state_, &load_report_);
   if (checksums.valid()) {
     if (Status c = checksums.get(); !c.ok()) return c;
   }
   if (!st.ok()) return st;
-  if (e->load_report_.damage.ok()) e->load_report_.damage = e->store_->open_damage();
+  if (load_report_.damage.ok()) load_report_.damage = store_->open_damage();
   // What was folded from the tail is not in any snapshot yet.
-  e->events_since_snapshot_ = e->load_report_.replayed;
-  e->metrics_.replayed(e->load_report_.replayed, e->load_report_.seconds);
-  if (e->refusal_) e->writable_ = false;
-  if (e->options_.read_only) {
-    e->writable_ = false;
-    e->unavailable_ = e->load_report_.damage.ok() ? "started read-only (--read-only)"
-                                                  : "started read-only on a damaged log: " +
-                                                        e->load_report_.damage.ToString();
+  events_since_snapshot_ = load_report_.replayed;
+  metrics_.replayed(load_report_.replayed, load_report_.seconds);
+  if (refusal_) writable_ = false;
+  if (options_.read_only) {
+    writable_ = false;
+    unavailable_ = load_report_.damage.ok()
+                       ? "started read-only (--read-only)"
+                       : "started read-only on a damaged log: " + load_report_.damage.ToString();
   }
-  if (!e->options_.read_only) {
+  if (!options_.read_only) {
     // Once per store written before the index of stored views existed.
     size_t indexed = 0;
-    if (Status ix = view_index::build(*e->store_, &indexed); !ix.ok()) return ix;
+    if (Status ix = view_index::build(*store_, &indexed); !ix.ok()) return ix;
     if (indexed > 0) log::info("indexed the stored views of {} finished entities", indexed);
   }
-  if (Status c = view_index::read_counts(*e->store_, &e->stored_finished_); !c.ok()) return c;
-  e->decided_finished_ = e->stored_finished_;
-  if (!e->options_.read_only) {
-    e->purge_ =
-        std::make_unique<IdempotencyPurge>(*e->store_, e->options_.idempotency_keep_s * 1000,
-                                           e->options_.idempotency_purge_every_s * 1000);
+  view_index::FinishedCounts stored{};
+  if (Status c = view_index::read_counts(*store_, &stored); !c.ok()) return c;
+  finished_counts_.reset(stored);
+  if (!options_.read_only) {
+    purge_ = std::make_unique<IdempotencyPurge>(*store_, options_.idempotency_keep_s * 1000,
+                                                options_.idempotency_purge_every_s * 1000);
+  }
+  return Status::Ok();
+}
+
+Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options,
+                    std::unique_ptr<Engine>* out) {
+  std::unique_ptr<Engine> e(new Engine(std::move(store), clock, std::move(options)));
+  {
+    // No other thread runs yet; the locks are taken for the analysis'
+    // sake, and cost nothing.
+    MutexLock state_lk(e->state_mu_);
+    MutexLock lk(e->mu_);
+    if (Status st = e->load_at_open(); !st.ok()) return st;
   }
   e->writer_ = std::thread([raw = e.get()] {
     name_this_thread("rl-writer");
@@ -115,7 +126,7 @@ Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, Engin
 Engine::~Engine() { shutdown(); }
 
 std::string Engine::unavailable_reason() const {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(mu_);
   if (stopping_) return "shutting down";
   if (unavailable_.empty() && refusal_) {
     auto j = nlohmann::json::parse(refusal_->body, nullptr, false);
@@ -127,13 +138,13 @@ std::string Engine::unavailable_reason() const {
 }
 
 void Engine::refuse_writes(Reply refusal) {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(mu_);
   refusal_ = std::move(refusal);
   writable_ = false;
 }
 
 void Engine::accept_writes() {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(mu_);
   refusal_.reset();
   // A failed write's rebuild that has not succeeded still keeps it shut.
   writable_ = !options_.read_only && unavailable_.empty();
@@ -141,7 +152,7 @@ void Engine::accept_writes() {
 
 Reply Engine::unwritable_reply() const {
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     if (refusal_ && unavailable_.empty()) return *refusal_;
   }
   return Reply::error(503, "unavailable", "the engine cannot write: " + unavailable_reason());
@@ -158,7 +169,7 @@ Reply Engine::execute(Request request) {
 void Engine::submit(Request request, Completion done) {
   bool stopping = false, full = false, first = false;
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     stopping = stopping_;
     full = queue_.size() >= options_.queue_requests_max;
     if (!stopping && !full) {
@@ -216,7 +227,7 @@ Status Engine::finish_idempotency_purge() { return purge_ ? purge_->wait() : Sta
 
 void Engine::shutdown() {
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     if (stopping_ && !sequencer_.joinable()) return;
     stopping_ = true;
   }
@@ -225,6 +236,7 @@ void Engine::shutdown() {
   if (sequencer_.joinable()) sequencer_.join();
   if (purge_) purge_->wait().IgnoreError();
   // A final snapshot makes the next start fold only what came after it.
+  MutexLock state_lk(state_mu_);
   if (writable() && events_since_snapshot_ > 0) {
     AppendBatch b;
     b.snapshot = encode_snapshot(state_);
@@ -243,18 +255,18 @@ void Engine::shutdown() {
 // open batch to the writer, which then hands it over to itself the moment
 // its write ends (see take_open_batch) without waking this thread.
 void Engine::run() {
-  std::unique_lock<std::mutex> state_lk(state_mu_);
+  UniqueLock state_lk(state_mu_);
   open_ = std::make_unique<Batch>();
   open_batch();
   for (;;) {
     std::deque<Pending> fresh;
     bool stopping = false;
     {
-      std::unique_lock<std::mutex> lk(mu_);
+      UniqueLock lk(mu_);
       open_requests_ = open_->requests.size();
       if (!stopping_ && !sequencer_may_take()) {
         state_lk.unlock();
-        cv_.wait(lk, [&] { return stopping_ || sequencer_may_take(); });
+        while (!stopping_ && !sequencer_may_take()) cv_.wait(lk.native());
         // state_mu_ before mu_, as the writer takes them.
         lk.unlock();
         state_lk.lock();
@@ -299,7 +311,7 @@ void Engine::run() {
   settle_write(nullptr);  // the last batch: durable, and what it finished leaves memory
   state_lk.unlock();
   {
-    std::lock_guard<std::mutex> lk(write_mu_);
+    MutexLock lk(write_mu_);
     writer_stop_ = true;
   }
   write_cv_.notify_all();
@@ -317,7 +329,7 @@ void Engine::hand_over() {
 
 void Engine::open_batch() {
   batch_versions_.clear();
-  batch_idempotency_.clear();
+  unwritten_idempotency_.drop_deciding();
 }
 
 void Engine::sort_touched(Batch& b) {
@@ -329,12 +341,13 @@ void Engine::sort_touched(Batch& b) {
 // is refused whole and the State rebuilt, see commit()).
 void Engine::close_batch(Batch& b) {
   sort_touched(b);
-  const view_index::FinishedCounts before = decided_finished_;
+  view_index::FinishedCounts& decided = finished_counts_.decided();
+  const view_index::FinishedCounts before = decided;
   for (const auto& stream : b.touched) {
     auto reopened = b.reopened.find(stream);
     view_index::add_view_writes(state_, stream,
                                 reopened == b.reopened.end() ? nullptr : &reopened->second,
-                                &b.out.views, &decided_finished_);
+                                &b.out.views, &decided);
     if (is_finished(state_, stream)) b.finished.push_back(stream);
   }
   // A command refused on a finished entity loaded it from disk without
@@ -344,9 +357,9 @@ void Engine::close_batch(Batch& b) {
       evict_if_finished(state_, stream);
     }
   }
-  if (decided_finished_ != before) {
-    view_index::add_count_writes(decided_finished_, &before, &b.out.views);
-    b.finished_counts = decided_finished_;
+  if (decided != before) {
+    view_index::add_count_writes(decided, &before, &b.out.views);
+    b.finished_counts = decided;
   }
   events_since_snapshot_ += b.out.events.size();
 }
@@ -354,76 +367,83 @@ void Engine::close_batch(Batch& b) {
 bool Engine::find_idempotency(const std::string& key, std::string* record, bool* legacy) {
   const std::string record_key = idempotency_record_key(key);
   *legacy = false;
-  for (const IdempotencyRecords* recent : {&batch_idempotency_, &writing_idempotency_}) {
-    auto it = recent->find(record_key);
-    if (it != recent->end()) {
-      *record = it->second;
-      return true;
-    }
+  if (const std::string* unwritten = unwritten_idempotency_.find(record_key)) {
+    *record = *unwritten;
+    return true;
   }
   if (store_->get_idempotency(record_key, record).ok()) return true;
   *legacy = store_->get_idempotency(key, record).ok();
   return *legacy;
 }
 
+// A read-only engine keeps no key: it writes nothing, and a refusal it
+// answers must not become a 503 through a write that cannot happen. Nor
+// does one that cannot write now (a standby): what it keeps would exist on
+// this node alone.
+void Engine::remember_reply(const Request& r, const Reply& reply, Batch& b) {
+  if (r.idempotency_key.empty() || reply.status >= 500 || options_.read_only) return;
+  if (!writable()) return;
+  if (r.tried_again_on_no_content && reply.status == 204) return;
+  std::string rec =
+      encode_idempotency(clock_.now_ms(), r.fingerprint, reply, r.reply_secret, r.idempotency_key);
+  std::string record_key = idempotency_record_key(r.idempotency_key);
+  unwritten_idempotency_.keep(record_key, rec);
+  b.out.idempotency.emplace_back(std::move(record_key), std::move(rec));
+}
+
 bool Engine::apply_request(Pending& p, Batch& b) {
   Request& r = p.req;
-  if (!r.idempotency_key.empty()) {
-    std::string record;
-    bool legacy = false;
-    if (find_idempotency(r.idempotency_key, &record, &legacy)) {
-      auto rec = decode_idempotency(record, r.idempotency_key);
-      p.type = "idempotent_replay";
-      const bool same = rec && (legacy ? r.legacy_fingerprint == rec->fingerprint
-                                       : rec->fingerprint == r.fingerprint);
-      if (same) {
-        p.reply = rec->reply;
-      } else {
-        // Another request, or another caller's: nothing of the kept reply is told.
-        p.outcome = "refused";
-        p.reply = Reply::error(409, "idempotency_key_reused",
-                               "Idempotency-Key was already used for a different request");
-      }
-      return true;
-    }
-  }
-  // A read-only engine keeps no key: it writes nothing, and a refusal it
-  // answers must not become a 503 through a write that cannot happen. Nor
-  // does one that cannot write now (a standby): what it keeps would exist
-  // on this node alone.
-  auto remember = [&](const Reply& reply) {
-    if (r.idempotency_key.empty() || reply.status >= 500 || options_.read_only) return;
-    if (!writable()) return;
-    if (r.tried_again_on_no_content && reply.status == 204) return;
-    std::string rec = encode_idempotency(clock_.now_ms(), r.fingerprint, reply, r.reply_secret,
-                                         r.idempotency_key);
-    std::string record_key = idempotency_record_key(r.idempotency_key);
-    batch_idempotency_[record_key] = rec;
-    b.out.idempotency.emplace_back(std::move(record_key), std::move(rec));
-  };
+  if (answered_as_kept(p)) return true;
   if (r.fixed_reply) {
     p.type = "invalid_request";
     p.outcome = "refused";
     p.reply = *r.fixed_reply;
-    remember(p.reply);
+    remember_reply(r, p.reply, b);
     return true;
   }
   if (r.replica) return apply_replica(p, b);
   if (!r.command) {
-    // A read changes nothing, so a renderer that throws only fails its own reply.
-    try {
-      p.reply = r.render(state_, nullptr);
-    } catch (const std::exception& e) {
-      p.outcome = "error";
-      p.reply = Reply::error(500, "internal_error", std::string("the read failed: ") + e.what());
-    }
-    // How far the log behind this read goes (on a standby, how far it has
-    // followed the leader's).
-    p.reply.headers += "X-Runledger-Seq: " + std::to_string(state_.last_seq) + "\r\n";
+    apply_read(p);
     return true;
   }
-  const Command& cmd = *r.command;
-  p.type = command_name(cmd);
+  return apply_command(p, b);
+}
+
+bool Engine::answered_as_kept(Pending& p) {
+  const Request& r = p.req;
+  if (r.idempotency_key.empty()) return false;
+  std::string record;
+  bool legacy = false;
+  if (!find_idempotency(r.idempotency_key, &record, &legacy)) return false;
+  auto rec = decode_idempotency(record, r.idempotency_key);
+  p.type = "idempotent_replay";
+  const bool same = rec && (legacy ? r.legacy_fingerprint == rec->fingerprint
+                                   : rec->fingerprint == r.fingerprint);
+  if (same) {
+    p.reply = rec->reply;
+  } else {
+    // Another request, or another caller's: nothing of the kept reply is told.
+    p.outcome = "refused";
+    p.reply = Reply::error(409, "idempotency_key_reused",
+                           "Idempotency-Key was already used for a different request");
+  }
+  return true;
+}
+
+void Engine::apply_read(Pending& p) {
+  // A read changes nothing, so a renderer that throws only fails its own reply.
+  try {
+    p.reply = p.req.render(state_, nullptr);
+  } catch (const std::exception& e) {
+    p.outcome = "error";
+    p.reply = Reply::error(500, "internal_error", std::string("the read failed: ") + e.what());
+  }
+  // How far the log behind this read goes (on a standby, how far it has
+  // followed the leader's).
+  p.reply.headers += "X-Runledger-Seq: " + std::to_string(state_.last_seq) + "\r\n";
+}
+
+bool Engine::refused_undecided(Pending& p, const Command& cmd) {
   if (!writable()) {
     p.outcome = "unavailable";
     p.reply = unwritable_reply();
@@ -442,6 +462,10 @@ bool Engine::apply_request(Pending& p, Batch& b) {
                                ", --live-jobs-max); retry once some have finished");
     return true;
   }
+  return false;
+}
+
+bool Engine::load_named_streams(Pending& p, const Command& cmd, Batch& b) {
   for (const auto& stream : streams_named(cmd)) {
     if (in_memory(state_, stream)) continue;
     bool stored_none = false;
@@ -449,7 +473,7 @@ bool Engine::apply_request(Pending& p, Batch& b) {
     if (!st.ok()) {
       p.outcome = "unavailable";
       p.reply = Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
-      return true;
+      return false;
     }
     if (stored_none) {
       // A new stream (an enqueue's job): its version is known, and the
@@ -459,6 +483,14 @@ bool Engine::apply_request(Pending& p, Batch& b) {
       b.hydrated.push_back(stream);
     }
   }
+  return true;
+}
+
+bool Engine::apply_command(Pending& p, Batch& b) {
+  const Request& r = p.req;
+  const Command& cmd = *r.command;
+  p.type = command_name(cmd);
+  if (refused_undecided(p, cmd) || !load_named_streams(p, cmd, b)) return true;
   Context ctx;
   ctx.now_ms = clock_.now_ms();
   ctx.actor = r.actor;
@@ -485,7 +517,7 @@ bool Engine::apply_request(Pending& p, Batch& b) {
     for (const auto& e : d.events) n += e.payload.type == fb::Payload::LeaseExpired;
     metrics_.lease_expiries(n);
   }
-  remember(p.reply);
+  remember_reply(r, p.reply, b);
   return true;
 }
 
@@ -540,7 +572,7 @@ bool Engine::apply_replica(Pending& p, Batch& b) {
     b.out.events.push_back(ev);
   }
   for (const auto& [key, record] : replica.idempotency) {
-    batch_idempotency_[key] = record;
+    unwritten_idempotency_.keep(key, record);
     b.out.idempotency.emplace_back(key, record);
   }
   p.reply = Reply::json(200, {{"last_seq", state_.last_seq}});

@@ -31,18 +31,21 @@
 #include <functional>
 #include <future>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "engine/clock.h"
 #include "engine/command.h"
+#include "engine/finished_count_stages.h"
 #include "engine/metrics.h"
 #include "engine/reply.h"
 #include "engine/state_loader.h"
+#include "engine/unwritten_idempotency.h"
 #include "engine/view_index.h"
 #include "events/event_store.h"
 #include "projections/state.h"
@@ -162,104 +165,121 @@ class Engine {
   const Clock& clock() const { return clock_; }
   const EngineOptions& options() const { return options_; }
   const Metrics& metrics() const { return metrics_; }
-  // Finished jobs whose views are stored (durable), by state. REQUIRES:
-  // sequencer thread (a read()).
-  const view_index::FinishedCounts& stored_finished_jobs() const { return stored_finished_; }
+  // Finished jobs whose views are stored (durable), by state. Called from a
+  // read()'s renderer only, which the sequencer runs holding state_mu_: the
+  // analysis cannot see through the callback.
+  const view_index::FinishedCounts& stored_finished_jobs() const RL_NO_THREAD_SAFETY_ANALYSIS {
+    return finished_counts_.stored();
+  }
 
  private:
   struct Pending;
   struct Batch;
-  using IdempotencyRecords = std::unordered_map<std::string, std::string>;
 
   Engine(std::shared_ptr<EventStore> store, const Clock& clock, EngineOptions options);
 
-  // REQUIRES: state_mu_ (engine.cc): the sequencer thread, and hand_over and
-  // what it calls also the writer in take_open_batch.
-  void run();
-  void open_batch();
-  void hand_over();
-  void sort_touched(Batch& b);
-  void close_batch(Batch& b);
-  bool apply_request(Pending& p, Batch& b);
-  bool apply_replica(Pending& p, Batch& b);
+  // What open() loads before the threads start.
+  Status load_at_open() RL_REQUIRES(state_mu_, mu_);
+
+  // The sequencer thread. What needs state_mu_ runs on it, and hand_over and
+  // what it calls also on the writer in take_open_batch.
+  void run() RL_EXCLUDES(state_mu_, mu_);
+  void open_batch() RL_REQUIRES(state_mu_);
+  void hand_over() RL_REQUIRES(state_mu_);
+  static void sort_touched(Batch& b);
+  void close_batch(Batch& b) RL_REQUIRES(state_mu_);
+  // Decides one request into `b`; false when it failed half-way (the State
+  // must then be rebuilt). The parts, in the order they are tried:
+  bool apply_request(Pending& p, Batch& b) RL_REQUIRES(state_mu_);
+  // the reply kept under its idempotency key (true when there was one),
+  bool answered_as_kept(Pending& p) RL_REQUIRES(state_mu_);
+  // a read, rendered from the State,
+  void apply_read(Pending& p) RL_REQUIRES(state_mu_);
+  // a command: refused undecided while the engine cannot take it (true
+  // then), its entities loaded back into memory (false when that failed,
+  // with the reply set), then decided, appended and rendered.
+  bool refused_undecided(Pending& p, const Command& cmd) RL_REQUIRES(state_mu_);
+  bool load_named_streams(Pending& p, const Command& cmd, Batch& b) RL_REQUIRES(state_mu_);
+  bool apply_command(Pending& p, Batch& b) RL_REQUIRES(state_mu_);
+  bool apply_replica(Pending& p, Batch& b) RL_REQUIRES(state_mu_);
+  // Keeps the reply to `r` under its idempotency key, when it has one.
+  void remember_reply(const Request& r, const Reply& reply, Batch& b) RL_REQUIRES(state_mu_);
   // The reply a command gets while the engine cannot write.
-  Reply unwritable_reply() const;
+  Reply unwritable_reply() const RL_EXCLUDES(mu_);
   Status append_decision(const Decision& d, const std::string& actor, const std::string& command_id,
-                         int64_t now_ms, Batch& b);
+                         int64_t now_ms, Batch& b) RL_REQUIRES(state_mu_);
   // The record kept under `key`: by its record key (recent batches, then
   // the store), else under the key itself as earlier versions kept it
   // (*legacy set).
-  bool find_idempotency(const std::string& key, std::string* record, bool* legacy);
-  void arm_timer();
+  bool find_idempotency(const std::string& key, std::string* record, bool* legacy)
+      RL_REQUIRES(state_mu_);
+  void arm_timer() RL_REQUIRES(state_mu_);
 
   // Between the sequencer and the writer (engine_commit.cc).
-  void commit(std::unique_ptr<Batch> b);
-  bool settle_write(Batch* next);
-  bool settle_if_written(Batch* next);
-  void evict_after_durable(const std::vector<std::string>& streams, const Batch* next);
+  void commit(std::unique_ptr<Batch> b) RL_REQUIRES(state_mu_) RL_EXCLUDES(mu_, write_mu_);
+  bool settle_write(Batch* next) RL_REQUIRES(state_mu_) RL_EXCLUDES(write_mu_);
+  bool settle_if_written(Batch* next) RL_REQUIRES(state_mu_) RL_EXCLUDES(write_mu_);
+  void evict_after_durable(const std::vector<std::string>& streams, const Batch* next)
+      RL_REQUIRES(state_mu_);
   void refuse_batch(std::deque<Pending>& batch, const std::string& why);
-  void mark_write_failed(const Status& st);
-  void rebuild();
-  void write_loop();
-  bool take_open_batch();
-  bool snapshot_due(const Batch& b, uint64_t events_since) const;
-  void store_snapshot(uint64_t seq, std::string snapshot);
+  void mark_write_failed(const Status& st) RL_EXCLUDES(mu_);
+  void rebuild() RL_REQUIRES(state_mu_) RL_EXCLUDES(mu_);
+  void write_loop() RL_EXCLUDES(state_mu_, mu_, write_mu_);
+  bool take_open_batch() RL_EXCLUDES(state_mu_);
+  bool snapshot_due(const Batch& b, uint64_t events_since) const RL_REQUIRES(state_mu_);
+  void store_snapshot(uint64_t seq, std::string snapshot) RL_EXCLUDES(write_mu_);
 
   std::shared_ptr<EventStore> store_;
   const Clock& clock_;
   EngineOptions options_;
   Metrics metrics_;
   // Held by whoever decides or hands over: the sequencer while it is awake,
-  // the writer while it takes the open batch (take_open_batch). Before mu_.
-  std::mutex state_mu_;
-  // GUARDED_BY(state_mu_): state_ down to stored_finished_, and ids_.
-  State state_;
-  std::unique_ptr<Batch> open_;  // the requests decided since the last hand-over
-  uint64_t events_since_snapshot_ = 0;
-  std::unordered_map<std::string, uint32_t> batch_versions_;
-  IdempotencyRecords batch_idempotency_;       // of the batch being decided
-  IdempotencyRecords writing_idempotency_;     // of the batch with the writer
-  std::vector<std::string> writing_finished_;  // finished by it: evicted once it is durable
-  // Stored finished jobs by state: as of the batches decided, as of the one
-  // with the writer (when it changes them), and durable.
-  view_index::FinishedCounts decided_finished_{};
-  std::optional<view_index::FinishedCounts> writing_finished_counts_;
-  view_index::FinishedCounts stored_finished_{};
+  // the writer while it takes the open batch (take_open_batch).
+  Mutex state_mu_ RL_ACQUIRED_BEFORE(mu_, write_mu_);
+  State state_ RL_GUARDED_BY(state_mu_);
+  // The requests decided since the last hand-over.
+  std::unique_ptr<Batch> open_ RL_GUARDED_BY(state_mu_);
+  uint64_t events_since_snapshot_ RL_GUARDED_BY(state_mu_) = 0;
+  std::unordered_map<std::string, uint32_t> batch_versions_ RL_GUARDED_BY(state_mu_);
+  UnwrittenIdempotency unwritten_idempotency_ RL_GUARDED_BY(state_mu_);
+  // Finished by the batch with the writer: evicted once it is durable.
+  std::vector<std::string> writing_finished_ RL_GUARDED_BY(state_mu_);
+  FinishedCountStages finished_counts_ RL_GUARDED_BY(state_mu_);
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable cv_;
-  std::deque<Pending> queue_;  // GUARDED_BY(mu_)
-  bool stopping_ = false;      // GUARDED_BY(mu_)
+  std::deque<Pending> queue_ RL_GUARDED_BY(mu_);
+  bool stopping_ RL_GUARDED_BY(mu_) = false;
   // A batch is with the writer. Changed under mu_ (the sequencer waits on
   // it); the sequencer also reads it without mu_ between two requests.
   std::atomic<bool> writer_busy_{false};
   // The requests in the open batch as the sequencer left it to sleep.
-  size_t open_requests_ = 0;  // GUARDED_BY(mu_)
+  size_t open_requests_ RL_GUARDED_BY(mu_) = 0;
   // Whether the sequencer has work: requests to decide, or an open batch
-  // for a free writer (see run()). REQUIRES: mu_.
-  bool sequencer_may_take() const;
-  std::string unavailable_;       // GUARDED_BY(mu_)
-  std::optional<Reply> refusal_;  // GUARDED_BY(mu_): see refuse_writes()
+  // for a free writer (see run()).
+  bool sequencer_may_take() const RL_REQUIRES(mu_);
+  std::string unavailable_ RL_GUARDED_BY(mu_);
+  std::optional<Reply> refusal_ RL_GUARDED_BY(mu_);  // see refuse_writes()
   std::atomic<bool> writable_{true};
   std::thread sequencer_;
 
   // The hand-over: at most one batch with the writer at a time.
-  std::mutex write_mu_;
+  Mutex write_mu_;
   std::condition_variable write_cv_;
-  std::unique_ptr<Batch> to_write_;  // GUARDED_BY(write_mu_)
-  bool writing_ = false;             // GUARDED_BY(write_mu_): to_write_ or being written
-  bool write_failed_ = false;        // GUARDED_BY(write_mu_): the last one failed
-  bool writer_stop_ = false;         // GUARDED_BY(write_mu_)
+  std::unique_ptr<Batch> to_write_ RL_GUARDED_BY(write_mu_);
+  bool writing_ RL_GUARDED_BY(write_mu_) = false;       // to_write_ or being written
+  bool write_failed_ RL_GUARDED_BY(write_mu_) = false;  // the last one failed
+  bool writer_stop_ RL_GUARDED_BY(write_mu_) = false;
   // The last snapshot's buffer, handed back by the writer once stored: the
   // next one is encoded into it. A snapshot of many live entities is tens of
   // MB, and first-touching that much fresh memory cost more than encoding.
-  std::string spare_snapshot_;  // GUARDED_BY(write_mu_)
+  std::string spare_snapshot_ RL_GUARDED_BY(write_mu_);
   std::thread writer_;
 
   std::unique_ptr<DueTimer> timer_;
   std::unique_ptr<IdempotencyPurge> purge_;  // none when read-only
   LoadReport load_report_;
-  std::unique_ptr<IdSource> ids_;
+  std::unique_ptr<IdSource> ids_ RL_GUARDED_BY(state_mu_);
 };
 
 }  // namespace runledger

@@ -25,7 +25,7 @@ bool Engine::snapshot_due(const Batch& b, uint64_t events_since) const {
                                   options_.snapshot_events_per_live_entity * live);
 }
 
-// REQUIRES: state_mu_ (the sequencer, or the writer in take_open_batch).
+// The sequencer, or the writer in take_open_batch.
 void Engine::commit(std::unique_ptr<Batch> b) {
   if (b->apply_failed) {
     settle_write(nullptr);
@@ -41,7 +41,7 @@ void Engine::commit(std::unique_ptr<Batch> b) {
     // batch is durable, as usual. The writer stores it after the batch.
     std::string buffer;
     {
-      std::lock_guard<std::mutex> lk(write_mu_);
+      MutexLock lk(write_mu_);
       buffer = std::move(spare_snapshot_);
     }
     encode_snapshot(state_, &buffer);
@@ -49,37 +49,36 @@ void Engine::commit(std::unique_ptr<Batch> b) {
     events_since_snapshot_ = 0;
   }
   writing_finished_ = std::move(b->finished);
-  writing_finished_counts_ = b->finished_counts;
-  writing_idempotency_ = std::move(batch_idempotency_);
-  batch_idempotency_.clear();
+  finished_counts_.hand_over(b->finished_counts);
+  unwritten_idempotency_.hand_over();
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     writer_busy_ = true;
     open_requests_ = 0;  // the open batch is the next one now
   }
   {
-    std::lock_guard<std::mutex> lk(write_mu_);
+    MutexLock lk(write_mu_);
     to_write_ = std::move(b);
     writing_ = true;
   }
   write_cv_.notify_all();
 }
 
-// REQUIRES: state_mu_. Waits until the writer has no batch. When the last one
+// Waits until the writer has no batch. When the last one
 // failed, `next` (decided on top of it) is refused too and the State is
 // rebuilt from the log; returns false then.
 bool Engine::settle_write(Batch* next) {
   bool failed = false;
   {
-    std::unique_lock<std::mutex> lk(write_mu_);
-    write_cv_.wait(lk, [&] { return !writing_; });
+    UniqueLock lk(write_mu_);
+    while (writing_) write_cv_.wait(lk.native());
     failed = write_failed_;
     write_failed_ = false;
   }
-  writing_idempotency_.clear();
+  unwritten_idempotency_.writer_settled();
   if (failed) {
     writing_finished_.clear();
-    writing_finished_counts_.reset();
+    finished_counts_.writer_failed();
     if (next != nullptr) {
       refuse_batch(next->requests, "the write before it failed and nothing of it was changed");
     }
@@ -88,25 +87,24 @@ bool Engine::settle_write(Batch* next) {
   }
   evict_after_durable(writing_finished_, next);
   writing_finished_.clear();
-  if (writing_finished_counts_) stored_finished_ = *writing_finished_counts_;
-  writing_finished_counts_.reset();
+  finished_counts_.writer_succeeded();
   return true;
 }
 
-// REQUIRES: state_mu_. Settles a batch the writer is done with, if any, so
+// Settles a batch the writer is done with, if any, so
 // that what comes next is decided on a State that knows its outcome.
 // `next` was decided on top of it; false when it was refused because the
 // write failed.
 bool Engine::settle_if_written(Batch* next) {
   {
-    std::lock_guard<std::mutex> lk(write_mu_);
+    MutexLock lk(write_mu_);
     if (writing_) return true;
   }
   sort_touched(*next);  // for evict_after_durable
   return settle_write(next);
 }
 
-// REQUIRES: state_mu_. Streams that `next` touched stay: its own list has
+// Streams that `next` touched stay: its own list has
 // them if they are still finished after it.
 void Engine::evict_after_durable(const std::vector<std::string>& streams, const Batch* next) {
   for (const auto& stream : streams) {
@@ -127,35 +125,34 @@ void Engine::refuse_batch(std::deque<Pending>& batch, const std::string& why) {
 void Engine::mark_write_failed(const Status& st) {
   metrics_.write_failure();
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     unavailable_ = "the last write failed (" + st.ToString() + "); rebuilding from the log";
   }
   writable_ = false;
 }
 
-// REQUIRES: state_mu_, with the writer idle.
+// with the writer idle.
 void Engine::rebuild() {
   State fresh;
   LoadReport report;
   Status st = load_state(*store_, LoadOptions{}, &fresh, &report);
   if (!st.ok()) {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     unavailable_ = "the state could not be rebuilt from the log: " + st.ToString();
     return;
   }
   view_index::FinishedCounts counts{};
   if (Status c = view_index::read_counts(*store_, &counts); !c.ok()) {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     unavailable_ = "the counts of finished jobs could not be read: " + c.ToString();
     return;
   }
   state_ = std::move(fresh);
-  decided_finished_ = stored_finished_ = counts;
-  writing_finished_counts_.reset();
+  finished_counts_.reset(counts);
   events_since_snapshot_ = report.replayed;
   writing_finished_.clear();
-  writing_idempotency_.clear();
-  std::lock_guard<std::mutex> lk(mu_);
+  unwritten_idempotency_.writer_settled();
+  MutexLock lk(mu_);
   unavailable_.clear();
   writable_ = !options_.read_only && !refusal_;
 }
@@ -166,7 +163,7 @@ void Engine::store_snapshot(uint64_t seq, std::string snapshot) {
   if (Status st = store_->put_snapshot(snapshot); !st.ok()) {
     log::warn("the projection snapshot at seq {} was not stored: {}", seq, st.ToString());
   }
-  std::lock_guard<std::mutex> lk(write_mu_);
+  MutexLock lk(write_mu_);
   spare_snapshot_ = std::move(snapshot);
 }
 
@@ -179,8 +176,8 @@ void Engine::store_snapshot(uint64_t seq, std::string snapshot) {
 // carries a snapshot (long to encode, and the replies of the batch just
 // written would wait for it), is left to the sequencer.
 bool Engine::take_open_batch() {
-  std::unique_lock<std::mutex> state_lk(state_mu_, std::try_to_lock);
-  if (!state_lk.owns_lock()) return false;  // the sequencer is awake: it hands over
+  if (!state_mu_.try_lock()) return false;  // the sequencer is awake: it hands over
+  MutexLock state_lk(state_mu_, std::adopt_lock);
   if (open_ == nullptr || open_->requests.empty() || open_->apply_failed) return false;
   // The write just ended well (the only call), so settling cannot refuse.
   settle_if_written(open_.get());
@@ -195,8 +192,8 @@ void Engine::write_loop() {
   for (;;) {
     std::unique_ptr<Batch> b;
     {
-      std::unique_lock<std::mutex> lk(write_mu_);
-      write_cv_.wait(lk, [&] { return to_write_ != nullptr || writer_stop_; });
+      UniqueLock lk(write_mu_);
+      while (to_write_ == nullptr && !writer_stop_) write_cv_.wait(lk.native());
       if (to_write_ == nullptr) return;
       b = std::move(to_write_);
     }
@@ -207,14 +204,14 @@ void Engine::write_loop() {
     // The sequencer learns the outcome before any client does: a request
     // sent after a 503 is decided on the rebuilt State, never on the lost one.
     {
-      std::lock_guard<std::mutex> lk(write_mu_);
+      MutexLock lk(write_mu_);
       writing_ = false;
       write_failed_ = !st.ok();
     }
     write_cv_.notify_all();
     if (!(st.ok() && take_open_batch())) {
       {
-        std::lock_guard<std::mutex> lk(mu_);
+        MutexLock lk(mu_);
         writer_busy_ = false;
       }
       cv_.notify_all();

@@ -9,7 +9,7 @@
 namespace runledger {
 
 void Metrics::command(const char* type, const char* outcome, double latency_ms) {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(mu_);
   ++commands_[{type, outcome}];
   size_t i = 0;
   while (i < kLatencyBucketsMs.size() && latency_ms > kLatencyBucketsMs[i]) ++i;
@@ -19,7 +19,7 @@ void Metrics::command(const char* type, const char* outcome, double latency_ms) 
 }
 
 void Metrics::batch(size_t commands, size_t events) {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(mu_);
   ++fsync_batches_;
   events_appended_ += events;
   batch_commands_sum_ += commands;
@@ -30,7 +30,7 @@ void Metrics::batch(size_t commands, size_t events) {
 
 std::string Metrics::render(const State& s, bool writable,
                             const view_index::FinishedCounts& finished) const {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(mu_);
   std::string out;
   auto line = [&out](std::string_view text) {
     out.append(text);

@@ -7,10 +7,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "engine/view_index.h"
 
 namespace runledger {
@@ -29,25 +30,25 @@ class Metrics {
   void command(const char* type, const char* outcome, double latency_ms);
   void batch(size_t commands, size_t events);
   void lease_expiries(uint64_t n) {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     lease_expiries_ += n;
   }
   void write_failure() {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     ++write_failures_;
   }
   // A batch that the writer closed and handed over to itself because the
   // sequencer slept when the write before it ended (Engine::take_open_batch).
   void writer_hand_over() {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     ++writer_hand_overs_;
   }
   uint64_t writer_hand_overs() const {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     return writer_hand_overs_;
   }
   void replayed(uint64_t events, double seconds) {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(mu_);
     replayed_events_ = events;
     replay_seconds_ = seconds;
   }
@@ -57,20 +58,20 @@ class Metrics {
                      const view_index::FinishedCounts& finished) const;
 
  private:
-  mutable std::mutex mu_;
-  std::map<std::pair<const char*, const char*>, uint64_t> commands_;
-  std::array<uint64_t, kLatencyBucketsMs.size() + 1> latency_counts_{};
-  double latency_sum_ms_ = 0;
-  uint64_t latency_count_ = 0;
-  std::array<uint64_t, kBatchBuckets.size() + 1> batch_counts_{};
-  uint64_t batch_commands_sum_ = 0;
-  uint64_t fsync_batches_ = 0;
-  uint64_t events_appended_ = 0;
-  uint64_t lease_expiries_ = 0;
-  uint64_t write_failures_ = 0;
-  uint64_t writer_hand_overs_ = 0;
-  uint64_t replayed_events_ = 0;
-  double replay_seconds_ = 0;
+  mutable Mutex mu_;
+  std::map<std::pair<const char*, const char*>, uint64_t> commands_ RL_GUARDED_BY(mu_);
+  std::array<uint64_t, kLatencyBucketsMs.size() + 1> latency_counts_ RL_GUARDED_BY(mu_){};
+  double latency_sum_ms_ RL_GUARDED_BY(mu_) = 0;
+  uint64_t latency_count_ RL_GUARDED_BY(mu_) = 0;
+  std::array<uint64_t, kBatchBuckets.size() + 1> batch_counts_ RL_GUARDED_BY(mu_){};
+  uint64_t batch_commands_sum_ RL_GUARDED_BY(mu_) = 0;
+  uint64_t fsync_batches_ RL_GUARDED_BY(mu_) = 0;
+  uint64_t events_appended_ RL_GUARDED_BY(mu_) = 0;
+  uint64_t lease_expiries_ RL_GUARDED_BY(mu_) = 0;
+  uint64_t write_failures_ RL_GUARDED_BY(mu_) = 0;
+  uint64_t writer_hand_overs_ RL_GUARDED_BY(mu_) = 0;
+  uint64_t replayed_events_ RL_GUARDED_BY(mu_) = 0;
+  double replay_seconds_ RL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace runledger
