@@ -11,6 +11,7 @@
 #include "http/handler_support.h"
 #include "http/routes.h"
 #include "projections/limits.h"
+#include "projections/stream_name.h"
 
 namespace runledger::http {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 constexpr size_t kListLimitDefault = 100;
 
 std::string lease_token(const JsonInput& in) {
-  std::string t = in.str("lease_token", 256);
+  std::string t = in.str("lease_token", jobs::kLeaseTokenChars);
   bool hex = t.size() == jobs::kLeaseTokenChars;
   for (char c : t) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
   if (!hex) {
@@ -168,55 +169,121 @@ Reply lease_reply(const State& s, const std::string& id, const std::string& toke
   return job_with_lease(s, **j, token);
 }
 
-void add_worker_routes(Router& router, const ApiOptions& o) {
-  router.add_command("POST", "/v1/jobs/claim", [o](ApiRequest& a) {
-    std::optional<LongPoll> long_poll;
-    Answer answer = prepare_command(a, [&](const nlohmann::json& body) {
-      JsonInput in(body);
-      in.only({"worker", "kinds", "lease_s", "wait_s"});
-      jobs::Claim c;
-      c.worker = in.str("worker", limits::kNameBytesMax);
-      c.kinds = in.opt_str_list("kinds", limits::kKindsPerClaimMax, limits::kNameBytesMax)
-                    .value_or(std::vector<std::string>{});
-      c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
-      const int64_t wait_s = in.opt_integer("wait_s", 0, limits::kClaimWaitSMax).value_or(0);
-      if (wait_s > 0) long_poll = LongPoll{std::chrono::seconds(wait_s), claim_group(c.kinds)};
+// POST /v1/jobs/claim: a lease on the best claimable job, or 204; with
+// wait_s, parked until one is (http/claim_wait.h).
+Answer claim(ApiRequest& a, const ApiOptions& o) {
+  std::optional<LongPoll> long_poll;
+  Answer answer = prepare_command(a, [&](const nlohmann::json& body) {
+    JsonInput in(body);
+    in.only({"worker", "kinds", "lease_s", "wait_s"});
+    jobs::Claim c;
+    c.worker = in.str("worker", limits::kNameBytesMax);
+    c.kinds = in.opt_str_list("kinds", limits::kKindsPerClaimMax, limits::kNameBytesMax)
+                  .value_or(std::vector<std::string>{});
+    c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
+    const int64_t wait_s = in.opt_integer("wait_s", 0, limits::kClaimWaitSMax).value_or(0);
+    if (wait_s > 0) long_poll = LongPoll{std::chrono::seconds(wait_s), claim_group(c.kinds)};
+    c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
+    Request r;
+    r.reply_secret = c.lease_token;
+    r.tried_again_on_no_content = long_poll.has_value();
+    r.render = [token = c.lease_token](const State& s, const Decision* d) {
+      if (d->rejection) return rejection_reply(*d->rejection);
+      if (d->events.empty()) return Reply{204, ""};
+      std::string id(stream_id(d->events.front().stream, StreamKind::kJob));
+      return lease_reply(s, id, token);
+    };
+    r.command = std::move(c);
+    return r;
+  });
+  if (answer.command && !answer.command->fixed_reply) answer.long_poll = std::move(long_poll);
+  return answer;
+}
+
+// POST /v1/jobs/{id}/heartbeat: the lease renewed; whether a cancel waits.
+Answer heartbeat(ApiRequest& a, const ApiOptions& o) {
+  return prepare_command(a, [&](const nlohmann::json& body) {
+    JsonInput in(body);
+    in.only({"lease_token", "lease_s"});
+    jobs::Heartbeat c{a.param("id"), lease_token(in),
+                      in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s)};
+    Request r;
+    r.render = [id = c.job_id](const State& s, const Decision* d) {
+      if (d->rejection) return rejection_reply(*d->rejection);
+      auto j = find_job(s, id);
+      if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
+      const auto& at = (*j)->latest();
+      return Reply::json(200, {{"lease_expires_at", format_time_ms(at.lease_expires_at_ms)},
+                               {"cancel_requested", at.cancel_requested}});
+    };
+    r.command = std::move(c);
+    return r;
+  });
+}
+
+// POST /v1/jobs/{id}/reattach: a worker that lost its lease tells what it
+// observed of the execution (docs/domain.md 1.8).
+Answer reattach(ApiRequest& a, const ApiOptions& o) {
+  return prepare_command(a, [&](const nlohmann::json& body) {
+    JsonInput in(body);
+    in.only({"worker", "execution_handle", "observed", "exit_code", "step", "output", "retryable",
+             "lease_s"});
+    jobs::Reattach c;
+    c.job_id = a.param("id");
+    c.worker = in.str("worker", limits::kNameBytesMax);
+    auto handle = opt_execution_handle(in);
+    if (!handle) {
+      throw FieldError{"missing_field", "execution_handle", "field 'execution_handle' is required"};
+    }
+    c.execution_handle = std::move(*handle);
+    c.observed = in.enumeration("observed", {"running", "exited"});
+    if (auto code = in.opt_integer("exit_code", INT32_MIN, INT32_MAX)) {
+      c.exit_code = static_cast<int>(*code);
+    }
+    if (c.observed == "exited" && !c.exit_code) {
+      throw FieldError{"missing_field", "exit_code",
+                       "field 'exit_code' is required when observed is 'exited'"};
+    }
+    // An observed exit of one step (docs/domain.md 1.8): its output, and whether
+    // a failure may be retried, speak of that step only.
+    if (in.has("step")) {
+      c.step = in.str("step", jobs::kStepNameBytesMax);
+      if (c.observed != "exited") {
+        throw FieldError{"invalid_field", "step",
+                         "field 'step' goes with observed 'exited' only: it names the step "
+                         "whose exit was observed"};
+      }
+    }
+    for (const char* field : {"output", "retryable"}) {
+      if (in.has(field) && c.step.empty()) {
+        throw FieldError{
+            "invalid_field", field,
+            std::string("field '") + field + "' speaks of one step's exit: it goes with 'step'"};
+      }
+    }
+    c.output = opt_output(in);
+    c.retryable = in.opt_bool("retryable").value_or(false);
+    c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
+    // A step's exit 0 lets the attempt run on under a new lease.
+    if (c.observed == "running" || !c.step.empty()) {
       c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
-      Request r;
-      r.reply_secret = c.lease_token;
-      r.tried_again_on_no_content = long_poll.has_value();
-      r.render = [token = c.lease_token](const State& s, const Decision* d) {
-        if (d->rejection) return rejection_reply(*d->rejection);
-        if (d->events.empty()) return Reply{204, ""};
-        std::string id = d->events.front().stream.substr(4);  // "job/<id>"
-        return lease_reply(s, id, token);
-      };
-      r.command = std::move(c);
-      return r;
-    });
-    if (answer.command && !answer.command->fixed_reply) answer.long_poll = std::move(long_poll);
-    return answer;
+    }
+    Request r;
+    r.reply_secret = c.lease_token;
+    r.render = [id = c.job_id, token = c.lease_token](const State& s, const Decision* d) {
+      if (d->rejection) return rejection_reply(*d->rejection);
+      auto j = find_job(s, id);
+      if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
+      const bool leased = !token.empty() && (*j)->latest().state == jobs::AttemptState::kRunning;
+      return job_with_lease(s, **j, leased ? token : std::string());
+    };
+    r.command = std::move(c);
+    return r;
   });
-  router.add_command("POST", "/v1/jobs/{id}/heartbeat", [o](ApiRequest& a) {
-    return prepare_command(a, [&](const nlohmann::json& body) {
-      JsonInput in(body);
-      in.only({"lease_token", "lease_s"});
-      jobs::Heartbeat c{a.param("id"), lease_token(in),
-                        in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s)};
-      Request r;
-      r.render = [id = c.job_id](const State& s, const Decision* d) {
-        if (d->rejection) return rejection_reply(*d->rejection);
-        auto j = find_job(s, id);
-        if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
-        const auto& at = (*j)->latest();
-        return Reply::json(200, {{"lease_expires_at", format_time_ms(at.lease_expires_at_ms)},
-                                 {"cancel_requested", at.cancel_requested}});
-      };
-      r.command = std::move(c);
-      return r;
-    });
-  });
-  // Worker commands whose reply is the job.
+}
+
+// Worker commands that carry the lease token and whose reply is the job.
+void add_token_routes(Router& router) {
   auto token_only = [](auto make) {
     return [make](ApiRequest& a) {
       return prepare_command(a, [&](const nlohmann::json& body) {
@@ -275,65 +342,15 @@ void add_worker_routes(Router& router, const ApiOptions& o) {
                        return jobs::Yield{a.param("id"), lease_token(in),
                                           in.opt_str("reason", jobs::kReasonBytesMax).value_or("")};
                      }));
-  router.add_command("POST", "/v1/jobs/{id}/reattach", [o](ApiRequest& a) {
-    return prepare_command(a, [&](const nlohmann::json& body) {
-      JsonInput in(body);
-      in.only({"worker", "execution_handle", "observed", "exit_code", "step", "output", "retryable",
-               "lease_s"});
-      jobs::Reattach c;
-      c.job_id = a.param("id");
-      c.worker = in.str("worker", limits::kNameBytesMax);
-      auto handle = opt_execution_handle(in);
-      if (!handle) {
-        throw FieldError{"missing_field", "execution_handle",
-                         "field 'execution_handle' is required"};
-      }
-      c.execution_handle = std::move(*handle);
-      c.observed = in.enumeration("observed", {"running", "exited"});
-      if (auto code = in.opt_integer("exit_code", INT32_MIN, INT32_MAX)) {
-        c.exit_code = static_cast<int>(*code);
-      }
-      if (c.observed == "exited" && !c.exit_code) {
-        throw FieldError{"missing_field", "exit_code",
-                         "field 'exit_code' is required when observed is 'exited'"};
-      }
-      // An observed exit of one step (docs/domain.md 1.8): its output, and whether
-      // a failure may be retried, speak of that step only.
-      if (in.has("step")) {
-        c.step = in.str("step", jobs::kStepNameBytesMax);
-        if (c.observed != "exited") {
-          throw FieldError{"invalid_field", "step",
-                           "field 'step' goes with observed 'exited' only: it names the step "
-                           "whose exit was observed"};
-        }
-      }
-      for (const char* field : {"output", "retryable"}) {
-        if (in.has(field) && c.step.empty()) {
-          throw FieldError{
-              "invalid_field", field,
-              std::string("field '") + field + "' speaks of one step's exit: it goes with 'step'"};
-        }
-      }
-      c.output = opt_output(in);
-      c.retryable = in.opt_bool("retryable").value_or(false);
-      c.lease_s = in.opt_integer("lease_s", o.lease_min_s, o.lease_max_s);
-      // A step's exit 0 lets the attempt run on under a new lease.
-      if (c.observed == "running" || !c.step.empty()) {
-        c.lease_token = random_hex(jobs::kLeaseTokenChars / 2);
-      }
-      Request r;
-      r.reply_secret = c.lease_token;
-      r.render = [id = c.job_id, token = c.lease_token](const State& s, const Decision* d) {
-        if (d->rejection) return rejection_reply(*d->rejection);
-        auto j = find_job(s, id);
-        if (!j) return Reply::error(404, "not_found", "job " + id + " not found");
-        const bool leased = !token.empty() && (*j)->latest().state == jobs::AttemptState::kRunning;
-        return job_with_lease(s, **j, leased ? token : std::string());
-      };
-      r.command = std::move(c);
-      return r;
-    });
-  });
+}
+
+void add_worker_routes(Router& router, const ApiOptions& o) {
+  router.add_command("POST", "/v1/jobs/claim", [o](ApiRequest& a) { return claim(a, o); });
+  router.add_command("POST", "/v1/jobs/{id}/heartbeat",
+                     [o](ApiRequest& a) { return heartbeat(a, o); });
+  add_token_routes(router);
+  router.add_command("POST", "/v1/jobs/{id}/reattach",
+                     [o](ApiRequest& a) { return reattach(a, o); });
 }
 
 void add_operator_routes(Router& router) {

@@ -169,102 +169,116 @@ size_t RequestParser::line_allowance() const {
 RequestParser::Verdict RequestParser::scan_line(std::string_view s, bool complete) {
   static constexpr Verdict kFine{};
   switch (phase_) {
-    case Phase::kRequestLine: {
-      static constexpr Verdict kMalformed{400, "the request line is malformed"};
-      static constexpr Verdict kBadVersion{400,
-                                           "the HTTP version of the request line is malformed"};
-      if (s.empty()) return kFine;  // an empty line before the request line
-      size_t i = 0;
-      for (; i < s.size() && s[i] != ' '; ++i) {
-        if (i == kMethodBytesMax) return {400, "the request method is longer than 20 characters"};
-        if (!is_tchar(s[i])) return {400, "the request method is malformed"};
-      }
-      if (i == s.size()) return complete ? kMalformed : kFine;
-      if (i == 0) return kMalformed;
-      method_end_ = i;
-      const size_t start = ++i;
-      for (; i < s.size() && s[i] != ' '; ++i) {
-        if (i == start && s[i] != '/' && ascii_lower(s[i]) != 'h') {
-          return {400, "the request target must begin with '/' or http://"};
-        }
-        if (i - start == limits_.target_bytes_max) {
-          return {414, "the request target is too long"};
-        }
-        if (is_ctl(s[i])) return {400, "the request target contains a control character"};
-      }
-      if (i == s.size()) return complete ? kMalformed : kFine;
-      if (i == start) return {400, "the request target must begin with '/' or http://"};
-      if (s[start] != '/' && authority_end(s.substr(start, i - start)) == 0) {
-        return {400, "an absolute-form request target must be http:// or https:// and a host"};
-      }
-      target_end_ = i;
-      static constexpr std::string_view kPattern = "HTTP/d.d";
-      const size_t version = ++i;
-      for (; i < s.size(); ++i) {
-        const size_t k = i - version;
-        if (k == kPattern.size()) return kBadVersion;
-        if (kPattern[k] == 'd' ? !is_digit(s[i]) : s[i] != kPattern[k]) return kBadVersion;
-      }
-      if (!complete) return kFine;
-      if (i - version != kPattern.size()) return kBadVersion;
-      if (s[version + 5] != '1' || (s[version + 7] != '0' && s[version + 7] != '1')) {
-        return {505, "the HTTP version is not supported"};
-      }
-      minor_ = s[version + 7] - '0';
-      return kFine;
-    }
-    case Phase::kHeaderLine: {
-      if (s.empty()) return kFine;  // the end of the header section
-      if (request_.headers.size() >= limits_.headers_max) {
-        return {431, "the request has too many header fields"};
-      }
-      if (is_ows(s[0])) return {400, "a header line begins with a space (obsolete line folding)"};
-      size_t i = 0;
-      for (; i < s.size() && s[i] != ':'; ++i) {
-        if (!is_tchar(s[i])) return {400, "a header field name is malformed"};
-      }
-      if (i == s.size()) return complete ? Verdict{400, "a header line has no colon"} : kFine;
-      if (i == 0) return {400, "a header field name is empty"};
-      colon_ = i;
-      for (++i; i < s.size(); ++i) {
-        if (is_ctl(s[i]) && s[i] != '\t') {
-          return {400, "a header field value contains a control character"};
-        }
-      }
-      return kFine;
-    }
-    case Phase::kChunkSize: {
-      static constexpr Verdict kMalformed{400, "a chunk size line is malformed"};
-      size_t i = 0;
-      uint64_t size = 0;
-      for (int d = 0; i < s.size() && (d = hex_digit(s[i])) >= 0; ++i) {
-        if (i == 16) return {400, "a chunk size is longer than 16 hex digits"};
-        size = size << 4 | static_cast<uint64_t>(d);
-      }
-      if (i == s.size() && !complete) return kFine;
-      if (i == 0) return kMalformed;
-      if (request_.body.size() + extension_bytes_ > limits_.body_bytes_max ||
-          size > limits_.body_bytes_max - request_.body.size() - extension_bytes_) {
-        return {413, "the request body is too large"};
-      }
-      chunk_size_ = size;
-      const size_t digits = i;
-      while (i < s.size() && is_ows(s[i])) ++i;
-      if (i == s.size()) return complete && i != digits ? kMalformed : kFine;
-      if (s[i] != ';') return kMalformed;
-      for (++i; i < s.size(); ++i) {
-        if (is_ctl(s[i]) && s[i] != '\t') {
-          return {400, "a chunk extension contains a control character"};
-        }
-      }
-      return kFine;
-    }
+    case Phase::kRequestLine:
+      return scan_request_line(s, complete);
+    case Phase::kHeaderLine:
+      return scan_header_line(s, complete);
+    case Phase::kChunkSize:
+      return scan_chunk_size_line(s, complete);
     case Phase::kTrailerLine:  // trailers are ignored
     case Phase::kBody:
     case Phase::kChunkData:
     case Phase::kChunkDataEnd:
     case Phase::kOver:
-      return kFine;
+      break;
+  }
+  return kFine;
+}
+
+// METHOD SP TARGET SP HTTP/1.x: sets method_end_, target_end_ and minor_.
+RequestParser::Verdict RequestParser::scan_request_line(std::string_view s, bool complete) {
+  static constexpr Verdict kFine{};
+  static constexpr Verdict kMalformed{400, "the request line is malformed"};
+  static constexpr Verdict kBadVersion{400, "the HTTP version of the request line is malformed"};
+  if (s.empty()) return kFine;  // an empty line before the request line
+  size_t i = 0;
+  for (; i < s.size() && s[i] != ' '; ++i) {
+    if (i == kMethodBytesMax) return {400, "the request method is longer than 20 characters"};
+    if (!is_tchar(s[i])) return {400, "the request method is malformed"};
+  }
+  if (i == s.size()) return complete ? kMalformed : kFine;
+  if (i == 0) return kMalformed;
+  method_end_ = i;
+  const size_t start = ++i;
+  for (; i < s.size() && s[i] != ' '; ++i) {
+    if (i == start && s[i] != '/' && ascii_lower(s[i]) != 'h') {
+      return {400, "the request target must begin with '/' or http://"};
+    }
+    if (i - start == limits_.target_bytes_max) {
+      return {414, "the request target is too long"};
+    }
+    if (is_ctl(s[i])) return {400, "the request target contains a control character"};
+  }
+  if (i == s.size()) return complete ? kMalformed : kFine;
+  if (i == start) return {400, "the request target must begin with '/' or http://"};
+  if (s[start] != '/' && authority_end(s.substr(start, i - start)) == 0) {
+    return {400, "an absolute-form request target must be http:// or https:// and a host"};
+  }
+  target_end_ = i;
+  static constexpr std::string_view kPattern = "HTTP/d.d";
+  const size_t version = ++i;
+  for (; i < s.size(); ++i) {
+    const size_t k = i - version;
+    if (k == kPattern.size()) return kBadVersion;
+    if (kPattern[k] == 'd' ? !is_digit(s[i]) : s[i] != kPattern[k]) return kBadVersion;
+  }
+  if (!complete) return kFine;
+  if (i - version != kPattern.size()) return kBadVersion;
+  if (s[version + 5] != '1' || (s[version + 7] != '0' && s[version + 7] != '1')) {
+    return {505, "the HTTP version is not supported"};
+  }
+  minor_ = s[version + 7] - '0';
+  return kFine;
+}
+
+// NAME ":" VALUE: sets colon_.
+RequestParser::Verdict RequestParser::scan_header_line(std::string_view s, bool complete) {
+  static constexpr Verdict kFine{};
+  if (s.empty()) return kFine;  // the end of the header section
+  if (request_.headers.size() >= limits_.headers_max) {
+    return {431, "the request has too many header fields"};
+  }
+  if (is_ows(s[0])) return {400, "a header line begins with a space (obsolete line folding)"};
+  size_t i = 0;
+  for (; i < s.size() && s[i] != ':'; ++i) {
+    if (!is_tchar(s[i])) return {400, "a header field name is malformed"};
+  }
+  if (i == s.size()) return complete ? Verdict{400, "a header line has no colon"} : kFine;
+  if (i == 0) return {400, "a header field name is empty"};
+  colon_ = i;
+  for (++i; i < s.size(); ++i) {
+    if (is_ctl(s[i]) && s[i] != '\t') {
+      return {400, "a header field value contains a control character"};
+    }
+  }
+  return kFine;
+}
+
+// HEX-SIZE [OWS ";" extension]: sets chunk_size_ within the body's bound.
+RequestParser::Verdict RequestParser::scan_chunk_size_line(std::string_view s, bool complete) {
+  static constexpr Verdict kFine{};
+  static constexpr Verdict kMalformed{400, "a chunk size line is malformed"};
+  size_t i = 0;
+  uint64_t size = 0;
+  for (int d = 0; i < s.size() && (d = hex_digit(s[i])) >= 0; ++i) {
+    if (i == 16) return {400, "a chunk size is longer than 16 hex digits"};
+    size = size << 4 | static_cast<uint64_t>(d);
+  }
+  if (i == s.size() && !complete) return kFine;
+  if (i == 0) return kMalformed;
+  if (request_.body.size() + extension_bytes_ > limits_.body_bytes_max ||
+      size > limits_.body_bytes_max - request_.body.size() - extension_bytes_) {
+    return {413, "the request body is too large"};
+  }
+  chunk_size_ = size;
+  const size_t digits = i;
+  while (i < s.size() && is_ows(s[i])) ++i;
+  if (i == s.size()) return complete && i != digits ? kMalformed : kFine;
+  if (s[i] != ';') return kMalformed;
+  for (++i; i < s.size(); ++i) {
+    if (is_ctl(s[i]) && s[i] != '\t') {
+      return {400, "a chunk extension contains a control character"};
+    }
   }
   return kFine;
 }

@@ -148,6 +148,9 @@ class RequestParser {
   size_t section_room() const;
   Verdict check_line(std::string_view content, bool complete, size_t line_end_bytes);
   Verdict scan_line(std::string_view content, bool complete);
+  Verdict scan_request_line(std::string_view s, bool complete);
+  Verdict scan_header_line(std::string_view s, bool complete);
+  Verdict scan_chunk_size_line(std::string_view s, bool complete);
   void check_incomplete_line(const char* data, size_t n);
   bool take_line(std::string_view content);
   bool take_header(std::string_view line);

@@ -230,6 +230,217 @@ int refuse_damaged_log(const std::string& data, const Status& found) {
   return kExitDamagedLog;
 }
 
+// What the flags say, once checked: where to listen, whether the log is in
+// PostgreSQL, and the console to serve.
+struct StartPlan {
+  std::string host;
+  int port = 0;
+  bool clustered = false;
+  std::shared_ptr<const http::Console> console;
+};
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  return kExitUsage;
+}
+
+// --listen, and what serving there needs: auth off loopback, and TLS when
+// auth is on, unless --insecure-plaintext; TLS files that load.
+int check_listen(const Flags& f, StartPlan* plan) {
+  if (!split_listen(f.listen, &plan->host, &plan->port)) {
+    return usage_error("--listen must be HOST:PORT, got '" + f.listen + "'");
+  }
+  const bool loopback = http::loopback_host(plan->host);
+  if (!loopback && f.auth_tokens.empty()) {
+    return usage_error("refusing to listen on " + plan->host +
+                       " without --auth-tokens: only loopback addresses may run without "
+                       "authentication");
+  }
+  // A bearer token sent in clear over a network is a token given away.
+  if (!loopback && !f.tls.enabled() && !f.insecure_plaintext) {
+    return usage_error("refusing to serve plain HTTP with authentication on " + plan->host +
+                       ": bearer tokens would cross the network in clear; give --tls-cert and "
+                       "--tls-key, or --insecure-plaintext to accept that");
+  }
+  if (f.tls.enabled()) {
+    std::shared_ptr<boost::asio::ssl::context> checked;
+    if (Status t = http::make_tls_context(f.tls, &checked); !t.ok())
+      return usage_error(t.message());
+  }
+  return 0;
+}
+
+// The flags that must agree with each other.
+int check_combinations(const Flags& f, StartPlan* plan) {
+  plan->clustered = f.store == "postgres";
+  if (plan->clustered && f.pg_dsn.empty()) {
+    return usage_error("--store postgres needs --pg-dsn (or RUNLEDGER_PG_DSN)");
+  }
+  if (!plan->clustered && !f.pg_dsn.empty()) {
+    return usage_error("--pg-dsn is for --store postgres");
+  }
+  if (plan->clustered && f.read_only) {
+    return usage_error("--read-only is for --store rocksdb: a standby of the cluster serves reads");
+  }
+  if (f.lease_default_s > f.lease_max_s) {
+    return usage_error("--lease-default-s must not exceed --lease-max-s");
+  }
+  return 0;
+}
+
+// The console: the built-in one, a folder's (--ui-dir), or none (--no-ui).
+int load_console(const Flags& f, StartPlan* plan) {
+  if (!f.ui_dir.empty()) {
+    std::string why;
+    plan->console = http::Console::from_folder(f.ui_dir, &why);
+    if (!plan->console) return usage_error(why);
+  } else if (!f.no_ui) {
+    plan->console = http::Console::built_in();
+  }
+  return 0;
+}
+
+// The tokens file is read before the data folder is touched: a wrong one
+// stops the start as any wrong flag does.
+int check_tokens_file(const Flags& f) {
+  if (f.auth_tokens.empty()) return 0;
+  http::Auth tokens;
+  if (Status t = tokens.load(f.auth_tokens); !t.ok()) {
+    return usage_error("--auth-tokens: " + t.message());
+  }
+  struct stat st {};
+  if (::stat(f.auth_tokens.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
+    log::warn("the tokens file {} may be read by others than its owner (mode {:o}): chmod 600 it",
+              f.auth_tokens, st.st_mode & 0777);
+  }
+  return 0;
+}
+
+// Every check of the flags, and --log-level applied: 0, or kExitUsage with
+// what is wrong on stderr. Nothing on disk is touched yet.
+int check_flags(const Flags& f, StartPlan* plan) {
+  log::Level level;
+  if (!log::parse_level(f.log_level, &level)) {
+    return usage_error("--log-level must be debug, info, warn or error");
+  }
+  log::set_level(level);
+  if (int code = check_listen(f, plan); code != 0) return code;
+  if (int code = check_combinations(f, plan); code != 0) return code;
+  if (int code = load_console(f, plan); code != 0) return code;
+  return check_tokens_file(f);
+}
+
+// The embedded store in the data folder (under a read-only start, locked
+// against a writer); an exit status when it cannot be opened.
+int open_local_store(const Flags& f, ReadOnlyFolderLock* read_only_lock,
+                     std::unique_ptr<EventStore>* out) {
+  std::error_code ec;
+  std::filesystem::create_directories(f.data, ec);
+  if (f.read_only) {
+    if (Status l = read_only_lock->acquire(f.data); !l.ok()) {
+      log::error("{}", l.ToString());
+      return kExitCannotStart;
+    }
+  }
+  StoreOptions so;
+  so.read_only = f.read_only;
+  Status st = open_rocksdb_store(f.data, so, out);
+  if (st.code() == Status::Code::kCorruption) return refuse_damaged_log(f.data, st);
+  if (!st.ok()) {
+    log::error("cannot open the data folder {}: {}", f.data, st.ToString());
+    return kExitCannotStart;
+  }
+  return 0;
+}
+
+ClusterOptions cluster_options(const Flags& f) {
+  ClusterOptions co;
+  co.dsn = f.pg_dsn;
+  co.leader_lease_s = f.leader_lease_s;
+  co.node_name = f.node_name;
+  if (co.node_name.empty()) {
+    char name[256] = {};
+    ::gethostname(name, sizeof name - 1);
+    co.node_name = name;
+  }
+  co.advertise_url = f.advertise_url;
+  if (co.advertise_url.empty()) {
+    co.advertise_url = (f.tls.enabled() ? "https://" : "http://") + f.listen;
+  }
+  return co;
+}
+
+EngineOptions engine_options(const Flags& f, bool clustered) {
+  EngineOptions eo;
+  eo.policy.lease_default_s = f.lease_default_s;
+  eo.policy.lease_max_s = f.lease_max_s;
+  eo.policy.stale_lock_s = f.stale_lock_s;
+  eo.policy.retry_backoff_s = f.retry_backoff_s;
+  eo.read_only = f.read_only;
+  eo.snapshot_every_events = f.snapshot_every_events;
+  eo.live_jobs_max = f.live_jobs_max;
+  // A node of a cluster writes nothing until it leads.
+  if (clustered) eo.refuse_writes = not_leader_reply("");
+  return eo;
+}
+
+void log_start(const LoadReport& rep) {
+  log::info("replayed {} events in {:.3f} s (snapshot at seq {})", rep.replayed, rep.seconds,
+            rep.snapshot_seq);
+  if (!rep.snapshot_problem.ok()) {
+    log::warn("set the snapshot aside and folded the whole log: {}",
+              rep.snapshot_problem.ToString());
+  }
+  if (!rep.damage.ok()) log::warn("read-only on a damaged log: {}", rep.damage.ToString());
+}
+
+http::ServerOptions server_options(const Flags& f, StartPlan& plan, int listen_fd,
+                                   ClusterNode* node) {
+  http::ServerOptions ho;
+  ho.host = plan.host;
+  ho.port = plan.port;
+  ho.listen_fd = listen_fd;
+  ho.threads = f.http_threads;
+  ho.waiting_claims_max = f.waiting_claims_max;
+  ho.live_streams_max = f.live_streams_max;
+  ho.connections_per_client_max = f.connections_per_client_max;
+  ho.live_streams_per_client_max = f.live_streams_per_client_max;
+  ho.reply_bytes_max = f.reply_bytes_max;
+  ho.body_limit_bytes = f.body_limit_bytes;
+  ho.api.lease_max_s = f.lease_max_s;
+  ho.auth_tokens_path = f.auth_tokens;
+  ho.console = std::move(plan.console);
+  ho.tls = f.tls;
+  if (node != nullptr) {
+    ho.api.node_role = [node] {
+      ClusterHealth h = node->health();
+      return http::NodeRole{h.leader, h.epoch, h.head_seen, h.following, h.problem};
+    };
+  }
+  return ho;
+}
+
+// Serves until SIGINT or SIGTERM; a SIGHUP reads the tokens file and the
+// TLS files again. `signals` are blocked in every thread, and taken here.
+void serve_until_signalled(http::Server& server, const sigset_t& signals) {
+  std::thread waiter([&server, signals] {
+    int sig = 0;
+    while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
+      if (Status r = server.reload(); r.ok()) {
+        log::info("SIGHUP: read the tokens file and the TLS files again");
+      } else {
+        log::error("SIGHUP: kept the tokens and TLS files as they were: {}", r.message());
+      }
+    }
+    log::info("signal {}: shutting down", sig);
+    server.stop();
+  });
+  server.serve();
+  // The waiter may still be in sigwait if the server stopped on its own.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+}
+
 }  // namespace
 
 int server_main(int argc, char** argv) {
@@ -242,220 +453,61 @@ int server_main(int argc, char** argv) {
     // Prints the help, or what is wrong and how to get the help.
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
-
-  log::Level level;
-  if (!log::parse_level(f.log_level, &level)) {
-    std::fprintf(stderr, "--log-level must be debug, info, warn or error\n");
-    return kExitUsage;
-  }
-  log::set_level(level);
-  std::string host;
-  int port = 0;
-  if (!split_listen(f.listen, &host, &port)) {
-    std::fprintf(stderr, "--listen must be HOST:PORT, got '%s'\n", f.listen.c_str());
-    return kExitUsage;
-  }
-  if (!http::loopback_host(host) && f.auth_tokens.empty()) {
-    std::fprintf(stderr,
-                 "refusing to listen on %s without --auth-tokens: only loopback "
-                 "addresses may run without authentication\n",
-                 host.c_str());
-    return kExitUsage;
-  }
-  // A bearer token sent in clear over a network is a token given away.
-  if (!http::loopback_host(host) && !f.tls.enabled() && !f.insecure_plaintext) {
-    std::fprintf(stderr,
-                 "refusing to serve plain HTTP with authentication on %s: bearer tokens would "
-                 "cross the network in clear; give --tls-cert and --tls-key, or "
-                 "--insecure-plaintext to accept that\n",
-                 host.c_str());
-    return kExitUsage;
-  }
-  if (f.tls.enabled()) {
-    std::shared_ptr<boost::asio::ssl::context> checked;
-    if (Status t = http::make_tls_context(f.tls, &checked); !t.ok()) {
-      std::fprintf(stderr, "%s\n", t.message().c_str());
-      return kExitUsage;
-    }
-  }
-  const bool clustered = f.store == "postgres";
-  if (clustered && f.pg_dsn.empty()) {
-    std::fprintf(stderr, "--store postgres needs --pg-dsn (or RUNLEDGER_PG_DSN)\n");
-    return kExitUsage;
-  }
-  if (!clustered && !f.pg_dsn.empty()) {
-    std::fprintf(stderr, "--pg-dsn is for --store postgres\n");
-    return kExitUsage;
-  }
-  if (clustered && f.read_only) {
-    std::fprintf(stderr,
-                 "--read-only is for --store rocksdb: a standby of the cluster serves reads\n");
-    return kExitUsage;
-  }
-  if (f.lease_default_s > f.lease_max_s) {
-    std::fprintf(stderr, "--lease-default-s must not exceed --lease-max-s\n");
-    return kExitUsage;
-  }
-  std::shared_ptr<const http::Console> console;
-  if (!f.ui_dir.empty()) {
-    std::string why;
-    console = http::Console::from_folder(f.ui_dir, &why);
-    if (!console) {
-      std::fprintf(stderr, "%s\n", why.c_str());
-      return kExitUsage;
-    }
-  } else if (!f.no_ui) {
-    console = http::Console::built_in();
-  }
-  // The tokens file is read before the data folder is touched: a wrong one
-  // stops the start as any wrong flag does.
-  if (!f.auth_tokens.empty()) {
-    http::Auth tokens;
-    if (Status t = tokens.load(f.auth_tokens); !t.ok()) {
-      std::fprintf(stderr, "--auth-tokens: %s\n", t.message().c_str());
-      return kExitUsage;
-    }
-    struct stat st {};
-    if (::stat(f.auth_tokens.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
-      log::warn("the tokens file {} may be read by others than its owner (mode {:o}): chmod 600 it",
-                f.auth_tokens, st.st_mode & 0777);
-    }
-  }
+  StartPlan plan;
+  if (int code = check_flags(f, &plan); code != 0) return code;
 
   // Whatever the server creates is its owner's alone: the data folder holds
   // every job's input and output (the store also closes a folder made
   // before, see events/private_folder.h).
   ::umask(077);
-
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   // The address first: a port in use stops the start before the data
   // folder is created, read or written.
   http::ListenAddress address;
-  if (Status a = http::ListenAddress::take(host, port, &address); !a.ok()) {
+  if (Status a = http::ListenAddress::take(plan.host, plan.port, &address); !a.ok()) {
     log::error("{}", a.ToString());
     return kExitCannotStart;
   }
-
-  std::error_code ec;
-  std::filesystem::create_directories(f.data, ec);
   ReadOnlyFolderLock read_only_lock;
-  if (f.read_only) {
-    if (Status l = read_only_lock.acquire(f.data); !l.ok()) {
-      log::error("{}", l.ToString());
-      return kExitCannotStart;
-    }
-  }
-  StoreOptions so;
-  so.read_only = f.read_only;
-  std::unique_ptr<EventStore> raw_store;
-  Status st = open_rocksdb_store(f.data, so, &raw_store);
-  if (st.code() == Status::Code::kCorruption) return refuse_damaged_log(f.data, st);
-  if (!st.ok()) {
-    log::error("cannot open the data folder {}: {}", f.data, st.ToString());
-    return kExitCannotStart;
-  }
-  std::shared_ptr<EventStore> store = std::move(raw_store);
+  std::unique_ptr<EventStore> local_store;
+  if (int code = open_local_store(f, &read_only_lock, &local_store); code != 0) return code;
+  std::shared_ptr<EventStore> store = std::move(local_store);
   std::shared_ptr<PgStore> pg_store;
-  ClusterOptions co;
-  if (clustered) {
-    co.dsn = f.pg_dsn;
-    co.leader_lease_s = f.leader_lease_s;
-    co.node_name = f.node_name;
-    if (co.node_name.empty()) {
-      char name[256] = {};
-      ::gethostname(name, sizeof name - 1);
-      co.node_name = name;
-    }
-    co.advertise_url = f.advertise_url;
-    if (co.advertise_url.empty()) {
-      co.advertise_url = (f.tls.enabled() ? "https://" : "http://") + f.listen;
-    }
+  const ClusterOptions co = plan.clustered ? cluster_options(f) : ClusterOptions{};
+  if (plan.clustered) {
     pg_store = std::make_shared<PgStore>(store, co.dsn, co.timeout_ms());
     store = pg_store;
   }
   SystemClock clock;
-  EngineOptions eo;
-  eo.policy.lease_default_s = f.lease_default_s;
-  eo.policy.lease_max_s = f.lease_max_s;
-  eo.policy.stale_lock_s = f.stale_lock_s;
-  eo.policy.retry_backoff_s = f.retry_backoff_s;
-  eo.read_only = f.read_only;
-  eo.snapshot_every_events = f.snapshot_every_events;
-  eo.live_jobs_max = f.live_jobs_max;
-  // A node of a cluster writes nothing until it leads.
-  if (clustered) eo.refuse_writes = not_leader_reply("");
   std::unique_ptr<Engine> engine;
-  st = Engine::open(store, clock, eo, &engine);
-  if (!st.ok()) return refuse_damaged_log(f.data, st);
-  const auto& rep = engine->load_report();
-  log::info("replayed {} events in {:.3f} s (snapshot at seq {})", rep.replayed, rep.seconds,
-            rep.snapshot_seq);
-  if (!rep.snapshot_problem.ok()) {
-    log::warn("set the snapshot aside and folded the whole log: {}",
-              rep.snapshot_problem.ToString());
+  if (Status st = Engine::open(store, clock, engine_options(f, plan.clustered), &engine);
+      !st.ok()) {
+    return refuse_damaged_log(f.data, st);
   }
-  if (!rep.damage.ok()) log::warn("read-only on a damaged log: {}", rep.damage.ToString());
+  log_start(engine->load_report());
   engine->record_schedule_gaps();
   std::unique_ptr<ClusterNode> node;
-  if (clustered) {
+  if (plan.clustered) {
     node = std::make_unique<ClusterNode>(*engine, *pg_store, co);
     node->start();
     log::info("cluster node {} on the PostgreSQL store; it will advertise {}", co.node_name,
               co.advertise_url);
   }
 
-  http::ServerOptions ho;
-  ho.host = host;
-  ho.port = port;
-  ho.listen_fd = address.release();
-  ho.threads = f.http_threads;
-  ho.waiting_claims_max = f.waiting_claims_max;
-  ho.live_streams_max = f.live_streams_max;
-  ho.connections_per_client_max = f.connections_per_client_max;
-  ho.live_streams_per_client_max = f.live_streams_per_client_max;
-  ho.reply_bytes_max = f.reply_bytes_max;
-  ho.body_limit_bytes = f.body_limit_bytes;
-  ho.api.lease_max_s = f.lease_max_s;
-  ho.auth_tokens_path = f.auth_tokens;
-  ho.console = std::move(console);
-  ho.tls = f.tls;
-  if (node) {
-    ho.api.node_role = [n = node.get()] {
-      ClusterHealth h = n->health();
-      return http::NodeRole{h.leader, h.epoch, h.head_seen, h.following, h.problem};
-    };
-  }
-  http::Server server(*engine, ho);
-  st = server.bind();
-  if (!st.ok()) {
+  http::Server server(*engine, server_options(f, plan, address.release(), node.get()));
+  if (Status st = server.bind(); !st.ok()) {
     log::error("{}", st.ToString());
     return kExitCannotStart;
   }
-  log::info("listening on {}:{} with data in {}{}{}", host, server.port(), f.data,
+  log::info("listening on {}:{} with data in {}{}{}", plan.host, server.port(), f.data,
             f.read_only ? " (read-only)" : "", f.tls.enabled() ? " (HTTPS)" : "");
-  std::thread waiter([&server, signals] {
-    int sig = 0;
-    // SIGHUP: the tokens file and the TLS files are read again.
-    while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
-      if (Status r = server.reload(); r.ok()) {
-        log::info("SIGHUP: read the tokens file and the TLS files again");
-      } else {
-        log::error("SIGHUP: kept the tokens and TLS files as they were: {}", r.message());
-      }
-    }
-    log::info("signal {}: shutting down", sig);
-    server.stop();
-  });
-  server.serve();
+  serve_until_signalled(server, signals);
   if (node) node->stop();
   engine->shutdown();
   // Only once the engine wrote its last: a standby takes over at once.
   if (node) node->resign();
-  // The waiter may still be in sigwait if the server stopped on its own.
-  pthread_kill(waiter.native_handle(), SIGTERM);
-  waiter.join();
   log::info("stopped cleanly");
   return 0;
 }

@@ -51,20 +51,33 @@ ClusterNodeProcess& Cluster::start(size_t i, const std::string& dsn_override) {
   return n;
 }
 
+bool Cluster::leads(size_t i) {
+  if (!nodes_[i].process || !nodes_[i].process->running()) return false;
+  httplib::Client c("127.0.0.1", nodes_[i].port);
+  c.set_connection_timeout(1);
+  c.set_read_timeout(1);
+  auto r = c.Get("/v1/health/leader");
+  return r && r->status == 200;
+}
+
 int Cluster::wait_leader(std::chrono::milliseconds wait) {
   const auto deadline = std::chrono::steady_clock::now() + wait;
   while (std::chrono::steady_clock::now() < deadline) {
     for (size_t i = 0; i < nodes_.size(); ++i) {
-      if (!nodes_[i].process || !nodes_[i].process->running()) continue;
-      httplib::Client c("127.0.0.1", nodes_[i].port);
-      c.set_connection_timeout(1);
-      c.set_read_timeout(1);
-      auto r = c.Get("/v1/health/leader");
-      if (r && r->status == 200) return static_cast<int>(i);
+      if (leads(i)) return static_cast<int>(i);
     }
     std::this_thread::sleep_for(kPoll);
   }
   return -1;
+}
+
+bool Cluster::wait_leads(size_t i, std::chrono::milliseconds wait) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (leads(i)) return true;
+    std::this_thread::sleep_for(kPoll);
+  }
+  return false;
 }
 
 bool Cluster::wait_followed(size_t i, uint64_t seq, std::chrono::milliseconds wait) {

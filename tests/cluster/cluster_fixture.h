@@ -38,6 +38,11 @@ class Cluster {
   int lease_s() const { return lease_s_; }
   // The index of the node whose /v1/health/leader is 200, within `wait`; -1 if none.
   int wait_leader(std::chrono::milliseconds wait);
+  // Whether node `i` leads within `wait`, asking it alone: a paused node
+  // holds every question put to it for the whole of its timeout.
+  bool wait_leads(size_t i, std::chrono::milliseconds wait);
+  // Whether node `i` runs and answers /v1/health/leader 200 now.
+  bool leads(size_t i);
   // Waits until node i's /v1/health reports last_seq >= seq.
   bool wait_followed(size_t i, uint64_t seq, std::chrono::milliseconds wait);
 

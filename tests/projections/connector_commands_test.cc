@@ -16,7 +16,7 @@ using testing::create;
 using testing::create_in_error;
 using testing::event_data;
 using testing::exists;
-using testing::expect_refused;
+using testing::expect_refused_saying;
 using testing::Given;
 using testing::set_status;
 using testing::start;
@@ -49,7 +49,8 @@ TEST(ConnectorCreate, ExistingIdWithADifferentBodyIsRefusedAsDuplicateAndChanges
   for (const Create& other : {Create{"c1", "Another", 0}, Create{"c1", "Connector c1", 60},
                               Create{"c1", "Another", 60}}) {
     Decision d = g.run(other);
-    expect_refused(d, 409, "duplicate_id", "Connector c1 already exists with a different body");
+    expect_refused_saying(d, 409, "duplicate_id",
+                          "Connector c1 already exists with a different body");
     EXPECT_EQ(d.rejection->extra["id"], "c1");
     EXPECT_TRUE(d.events.empty());
   }
@@ -78,8 +79,8 @@ TEST(ConnectorCreate, TheSameBodyIsComparedWithTheConnectorAsItIsNow) {
   u.name = "Renamed";
   u.sync_schedule_s = 0;
   accept(g, u);
-  expect_refused(g.run(Create{"c1", "Connector c1", 60}), 409, "duplicate_id",
-                 "Connector c1 already exists with a different body");
+  expect_refused_saying(g.run(Create{"c1", "Connector c1", 60}), 409, "duplicate_id",
+                        "Connector c1 already exists with a different body");
   Decision d = accept(g, Create{"c1", "Renamed", 0});
   EXPECT_TRUE(d.events.empty());
   EXPECT_EQ(d.body["existing"], true);
@@ -147,7 +148,7 @@ TEST(ConnectorUpdate, StatusOnADeletingConnectorIsRefused) {
   begin_deletion(g);
   for (const char* to : {"active", "paused"}) {
     Decision d = g.run(status_update(to));
-    expect_refused(d, 409, "connector_deleting", "Connector is being deleted");
+    expect_refused_saying(d, 409, "connector_deleting", "Connector is being deleted");
     EXPECT_TRUE(d.events.empty());
   }
   EXPECT_EQ(conn(g).status, Status::kDeleting);
@@ -194,7 +195,7 @@ TEST(ConnectorUpdate, NameAndStatusTogetherRecordBothChanges) {
 TEST(ConnectorUpdate, UnknownConnectorIsNotFound) {
   Given g;
   Decision d = g.run(status_update("paused"));
-  expect_refused(d, 404, "not_found", "connector c1 not found");
+  expect_refused_saying(d, 404, "not_found", "connector c1 not found");
 }
 
 // ---- start sync: deleting, paused, running, otherwise ----
@@ -225,8 +226,8 @@ TEST(ConnectorStartSync, DeletingBeatsRunning) {
   create(g);
   start(g, "s1");
   begin_deletion(g);
-  expect_refused(g.run(StartSync{"c1", "s2"}), 409, "connector_deleting",
-                 "Connector is being deleted");
+  expect_refused_saying(g.run(StartSync{"c1", "s2"}), 409, "connector_deleting",
+                        "Connector is being deleted");
 }
 
 TEST(ConnectorStartSync, PausedAndRunningAnswersConnectorIsPaused) {
@@ -236,7 +237,7 @@ TEST(ConnectorStartSync, PausedAndRunningAnswersConnectorIsPaused) {
   set_status(g, "paused");
   Connector before = conn(g);
   Decision d = g.run(StartSync{"c1", "s2"});
-  ASSERT_NO_FATAL_FAILURE(expect_refused(d, 409, "connector_paused", "Connector is paused"));
+  ASSERT_NO_FATAL_FAILURE(expect_refused_saying(d, 409, "connector_paused", "Connector is paused"));
   EXPECT_EQ(d.rejection->extra["status"], "paused");
   EXPECT_EQ(d.rejection->extra["sync_status"], "running");
   EXPECT_EQ(conn(g), before);
@@ -246,7 +247,8 @@ TEST(ConnectorStartSync, PausedAndIdleAnswersConnectorIsPaused) {
   Given g;
   create(g);
   set_status(g, "paused");
-  expect_refused(g.run(StartSync{"c1", "s1"}), 409, "connector_paused", "Connector is paused");
+  expect_refused_saying(g.run(StartSync{"c1", "s1"}), 409, "connector_paused",
+                        "Connector is paused");
 }
 
 TEST(ConnectorStartSync, RunningAnswersSyncAlreadyInProgress) {
@@ -254,14 +256,16 @@ TEST(ConnectorStartSync, RunningAnswersSyncAlreadyInProgress) {
   create(g);
   start(g, "s1");
   Decision d = g.run(StartSync{"c1", "s2"});
-  ASSERT_NO_FATAL_FAILURE(expect_refused(d, 409, "sync_in_progress", "Sync already in progress"));
+  ASSERT_NO_FATAL_FAILURE(
+      expect_refused_saying(d, 409, "sync_in_progress", "Sync already in progress"));
   EXPECT_EQ(d.rejection->extra["allowed"], (nlohmann::json{"update", "abort"}));
   EXPECT_EQ(conn(g).sync_id, "s1");
 }
 
 TEST(ConnectorStartSync, UnknownConnectorIsNotFound) {
   Given g;
-  expect_refused(g.run(StartSync{"nope", "s1"}), 404, "not_found", "connector nope not found");
+  expect_refused_saying(g.run(StartSync{"nope", "s1"}), 404, "not_found",
+                        "connector nope not found");
 }
 
 // ---- abort ----
@@ -274,7 +278,7 @@ TEST(ConnectorAbort, IdleAnswersNoSyncInProgressFromEveryStatus) {
   create_in_error(g, "error");
   for (const char* id : {"active", "paused", "error"}) {
     Decision d = g.run(AbortSync{id});
-    expect_refused(d, 409, "no_sync_in_progress", "No sync in progress");
+    expect_refused_saying(d, 409, "no_sync_in_progress", "No sync in progress");
     EXPECT_TRUE(d.events.empty());
   }
 }
@@ -306,7 +310,7 @@ TEST(ConnectorDelete, RunningAnswersCannotDelete) {
   create(g);
   start(g, "s1");
   Decision d = g.run(Delete{"c1"});
-  expect_refused(d, 409, "sync_running", "Cannot delete connector while sync is running");
+  expect_refused_saying(d, 409, "sync_running", "Cannot delete connector while sync is running");
   EXPECT_TRUE(exists(g));
 }
 
@@ -321,7 +325,7 @@ TEST(ConnectorDelete, IdleIsDeletedAndTheReplyShowsItDeleting) {
   EXPECT_EQ(d.body["id"], "c2");
   EXPECT_TRUE(d.body["last_error"].is_null());
   EXPECT_FALSE(exists(g, "c2"));
-  expect_refused(g.run(StartSync{"c2", "s9"}), 404, "not_found", "connector c2 not found");
+  expect_refused_saying(g.run(StartSync{"c2", "s9"}), 404, "not_found", "connector c2 not found");
   accept(g, Delete{"c1"});
   EXPECT_TRUE(g.state.connectors.slots.empty());
   EXPECT_EQ(next_due_ms(g.state), 0);
@@ -341,7 +345,8 @@ TEST(ConnectorDelete, ADeletingConnectorCannotBeDeletedAgain) {
   Given g;
   create(g);
   begin_deletion(g);
-  expect_refused(g.run(Delete{"c1"}), 409, "connector_deleting", "Connector is being deleted");
+  expect_refused_saying(g.run(Delete{"c1"}), 409, "connector_deleting",
+                        "Connector is being deleted");
 }
 
 // ---- what every conflict carries ----

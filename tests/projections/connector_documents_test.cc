@@ -62,7 +62,7 @@ TEST(ConnectorDocuments, AbortOfAHundredThousandDocumentsIsOneEventAndFailsThemA
                                                   {"running", 0},
                                                   {"indexed", kIndexedDocuments},
                                                   {"failed", kDocuments - kIndexedDocuments}}));
-  EXPECT_EQ(testing::replay(g).connectors.by_id.at("c1"), c);
+  EXPECT_EQ(testing::replay(g.log()).connectors.by_id.at("c1"), c);
 }
 
 TEST(ConnectorDocuments, AnIdNamedInSeveralListsEndsInTheLatestLifecycleState) {

@@ -14,7 +14,7 @@ using testing::conn;
 using testing::create;
 using testing::create_in_error;
 using testing::event_data;
-using testing::expect_refused;
+using testing::expect_refused_saying;
 using testing::fail_sync;
 using testing::Given;
 using testing::kMsPerS;
@@ -181,7 +181,7 @@ TEST(ConnectorFencing, EveryReportAfterAbortIsRecordedIgnoredAndChangesNothing) 
                  : report == "succeeded" ? g.run(ReportSucceeded{"c1", "s1", {}})
                                          : g.run(ReportFailed{"c1", "s1", "boom"});
     ASSERT_NO_FATAL_FAILURE(
-        expect_refused(d, 409, "stale_sync", "Sync s1 is not the current sync (aborted)"));
+        expect_refused_saying(d, 409, "stale_sync", "Sync s1 is not the current sync (aborted)"));
     ASSERT_EQ(Given::types(d), std::vector<std::string>{"SyncReportIgnored"});
     nlohmann::json data = event_data(g, d, 0);
     EXPECT_EQ(data["sync_id"], "s1");
@@ -202,7 +202,7 @@ TEST(ConnectorFencing, ProgressOfAStaleSyncAnswersContinueFalse) {
   start(g, "s2");
   Decision d = g.run(ReportProgress{"c1", "s1", {}});
   ASSERT_NO_FATAL_FAILURE(
-      expect_refused(d, 409, "stale_sync", "Sync s1 is not the current sync (aborted)"));
+      expect_refused_saying(d, 409, "stale_sync", "Sync s1 is not the current sync (aborted)"));
   EXPECT_EQ(d.rejection->extra["continue"], false);
   EXPECT_EQ(d.rejection->extra["current_sync_id"], "s2");
 }
@@ -212,8 +212,8 @@ TEST(ConnectorFencing, AReportForAFinishedSyncNamesHowItEnded) {
   create(g);
   start(g, "s1");
   accept(g, ReportSucceeded{"c1", "s1", {}});
-  expect_refused(g.run(ReportFailed{"c1", "s1", "late"}), 409, "stale_sync",
-                 "Sync s1 is not the current sync (succeeded)");
+  expect_refused_saying(g.run(ReportFailed{"c1", "s1", "late"}), 409, "stale_sync",
+                        "Sync s1 is not the current sync (succeeded)");
   EXPECT_EQ(conn(g).status, Status::kActive);
   EXPECT_EQ(conn(g).last_error, "");
 }
@@ -223,8 +223,8 @@ TEST(ConnectorFencing, AReportForAnUnknownSyncLeavesTheRunningOneAlone) {
   create(g);
   start(g, "s1");
   Connector before = conn(g);
-  expect_refused(g.run(ReportSucceeded{"c1", "other", {}}), 409, "stale_sync",
-                 "Sync other is not the current sync (unknown)");
+  expect_refused_saying(g.run(ReportSucceeded{"c1", "other", {}}), 409, "stale_sync",
+                        "Sync other is not the current sync (unknown)");
   EXPECT_EQ(without_version(conn(g)), without_version(before));
   EXPECT_EQ(conn(g).sync_status, SyncStatus::kRunning);
 }
@@ -232,7 +232,7 @@ TEST(ConnectorFencing, AReportForAnUnknownSyncLeavesTheRunningOneAlone) {
 TEST(ConnectorFencing, AReportForAnUnknownConnectorIsNotFoundAndRecordsNothing) {
   Given g;
   Decision d = g.run(ReportFailed{"c1", "s1", "x"});
-  expect_refused(d, 404, "not_found", "connector c1 not found");
+  expect_refused_saying(d, 404, "not_found", "connector c1 not found");
   EXPECT_TRUE(d.events.empty());
   EXPECT_TRUE(g.log().empty());
 }
@@ -244,15 +244,17 @@ TEST(ConnectorSeedScenario, ManualSyncAndAbortTable) {
   Given g;
   create(g);
   set_status(g, "paused");
-  expect_refused(g.run(StartSync{"c1", "s1"}), 409, "connector_paused", "Connector is paused");
+  expect_refused_saying(g.run(StartSync{"c1", "s1"}), 409, "connector_paused",
+                        "Connector is paused");
   set_status(g, "active");
   start(g, "s1");
-  expect_refused(g.run(StartSync{"c1", "s2"}), 409, "sync_in_progress", "Sync already in progress");
-  expect_refused(g.run(Delete{"c1"}), 409, "sync_running",
-                 "Cannot delete connector while sync is running");
+  expect_refused_saying(g.run(StartSync{"c1", "s2"}), 409, "sync_in_progress",
+                        "Sync already in progress");
+  expect_refused_saying(g.run(Delete{"c1"}), 409, "sync_running",
+                        "Cannot delete connector while sync is running");
   accept(g, AbortSync{"c1"});
   EXPECT_EQ(conn(g).sync_status, SyncStatus::kIdle);
-  expect_refused(g.run(AbortSync{"c1"}), 409, "no_sync_in_progress", "No sync in progress");
+  expect_refused_saying(g.run(AbortSync{"c1"}), 409, "no_sync_in_progress", "No sync in progress");
   start(g, "s3");
   EXPECT_EQ(conn(g).sync_id, "s3");
 }
@@ -271,7 +273,7 @@ TEST(ConnectorSeedScenario, SyncFailureVersusAbortTable) {
   start(g, "s2", "aborted");
   accept(g, AbortSync{"aborted"});
   Decision late = g.run(ReportFailed{"aborted", "s2", "exception while aborting"});
-  expect_refused(late, 409, "stale_sync", "Sync s2 is not the current sync (aborted)");
+  expect_refused_saying(late, 409, "stale_sync", "Sync s2 is not the current sync (aborted)");
   EXPECT_EQ(conn(g, "aborted").status, Status::kActive);
   EXPECT_EQ(conn(g, "aborted").sync_status, SyncStatus::kIdle);
   EXPECT_EQ(conn(g, "aborted").last_error, "");
@@ -283,11 +285,11 @@ TEST(ConnectorRestart, ARunningSyncRebuiltFromTheLogCanBeAbortedButNotDuplicated
   Given g;
   create(g);
   start(g, "s1");
-  State rebuilt = testing::replay(g);
+  State rebuilt = testing::replay(g.log());
   const Connector& c = rebuilt.connectors.by_id.at("c1");
   EXPECT_EQ(c.sync_status, SyncStatus::kRunning);
-  expect_refused(decide(rebuilt, StartSync{"c1", "s2"}, g.ctx()), 409, "sync_in_progress",
-                 "Sync already in progress");
+  expect_refused_saying(decide(rebuilt, StartSync{"c1", "s2"}, g.ctx()), 409, "sync_in_progress",
+                        "Sync already in progress");
   Decision abort = decide(rebuilt, AbortSync{"c1"}, g.ctx());
   EXPECT_FALSE(abort.rejection);
   EXPECT_EQ(Given::types(abort), std::vector<std::string>{"SyncAborted"});

@@ -14,7 +14,7 @@ using testing::conn;
 using testing::create;
 using testing::create_in_error;
 using testing::event_data;
-using testing::expect_refused;
+using testing::expect_refused_saying;
 using testing::Given;
 using testing::kMsPerS;
 using testing::set_status;
@@ -174,8 +174,8 @@ TEST(ConnectorSchedule, ALockExactlyStaleLockSOldIsBrokenAndTheOldSyncSuperseded
   EXPECT_EQ(conn(g).sync_trigger, "stale_lock");
   EXPECT_NE(conn(g).sync_id, "s1");
   EXPECT_EQ(conn(g).sync_started_at_ms, g.now_ms);
-  expect_refused(g.run(ReportSucceeded{"c1", "s1", {}}), 409, "stale_sync",
-                 "Sync s1 is not the current sync (superseded)");
+  expect_refused_saying(g.run(ReportSucceeded{"c1", "s1", {}}), 409, "stale_sync",
+                        "Sync s1 is not the current sync (superseded)");
 }
 
 TEST(ConnectorSchedule, FallingBehindRecordsOneGapAndServesOnlyTheLatestSlot) {

@@ -12,11 +12,13 @@
 #include "http/rejection_status.h"
 #include "projections/connector.h"
 #include "projections/state.h"
-#include "tests/support/test_support.h"
+#include "tests/projections/decider_testing.h"
 
 namespace runledger::connectors::testing {
 
+using runledger::testing::expect_refused_saying;
 using runledger::testing::Given;
+using runledger::testing::replay;
 
 inline constexpr int64_t kMsPerS = 1000;
 
@@ -82,15 +84,6 @@ inline DocumentReport pending(std::vector<std::string> ids) {
   return r;
 }
 
-// Asserts a refusal exactly as the contract spells it.
-inline void expect_refused(const Decision& d, int status, const std::string& code,
-                           const std::string& message) {
-  ASSERT_TRUE(d.rejection.has_value()) << "expected " << code << ", command was accepted";
-  EXPECT_EQ(http::http_status(d.rejection->code), status);
-  EXPECT_EQ(code_name(d.rejection->code), code);
-  EXPECT_EQ(d.rejection->message, message);
-}
-
 // The data of the i-th event of a decision as the log's JSON shows it.
 inline nlohmann::json event_data(const Given& g, const Decision& d, size_t i) {
   const auto& log = g.log();
@@ -98,17 +91,6 @@ inline nlohmann::json event_data(const Given& g, const Decision& d, size_t i) {
   const fb::Event* e = nullptr;
   EXPECT_TRUE(decode_event(bytes, &e).ok());
   return event_data_json(*e);
-}
-
-// A fresh state folded from the encoded log alone, as a replay would.
-inline State replay(const Given& g) {
-  State s;
-  for (const auto& bytes : g.log()) {
-    const fb::Event* e = nullptr;
-    EXPECT_TRUE(decode_event(bytes, &e).ok());
-    runledger::evolve(s, *e);
-  }
-  return s;
 }
 
 }  // namespace runledger::connectors::testing

@@ -81,7 +81,7 @@ TEST(HoldPlace, UnknownKindIsRefusedNamingTheField) {
     SCOPED_TRACE(kind);
     Given g;
     Decision d = g.run(place_cmd("h1", "orders", kind));
-    expect_refused(d, 422, "invalid_field", "kind");
+    expect_refused_naming_field(d, 422, "invalid_field", "kind");
     EXPECT_TRUE(g.state.holds.by_id.empty());
   }
 }
@@ -89,7 +89,7 @@ TEST(HoldPlace, UnknownKindIsRefusedNamingTheField) {
 TEST(HoldPlace, MissingReasonIsRefused) {
   Given g;
   Decision d = g.run(place_cmd("h1", "orders", kExecutionStateUnknown, ""));
-  expect_refused(d, 422, "missing_field", "reason");
+  expect_refused_naming_field(d, 422, "missing_field", "reason");
   EXPECT_TRUE(g.state.holds.by_id.empty());
 }
 
@@ -97,7 +97,7 @@ TEST(HoldPlace, ReasonBeyondItsLimitIsRefused) {
   Given g;
   std::string at_limit(holds::kReasonBytesMax, 'r');
   Decision over = g.run(place_cmd("h1", "orders", kResultUnknown, at_limit + "r"));
-  expect_refused(over, 422, "invalid_field", "reason");
+  expect_refused_naming_field(over, 422, "invalid_field", "reason");
 
   Decision at = g.run(place_cmd("h1", "orders", kResultUnknown, at_limit));
   EXPECT_FALSE(at.rejection);
@@ -106,7 +106,7 @@ TEST(HoldPlace, ReasonBeyondItsLimitIsRefused) {
 TEST(HoldPlace, MissingTargetIsRefused) {
   Given g;
   Decision d = g.run(place_cmd("h1", "", kExecutionStateUnknown));
-  expect_refused(d, 422, "missing_field", "target");
+  expect_refused_naming_field(d, 422, "missing_field", "target");
 }
 
 TEST(HoldPlace, ExistingIdIsRefusedAsDuplicateAndTheHoldIsUnchanged) {
@@ -138,7 +138,7 @@ TEST(HoldPlace, JobOfAnotherTargetIsRefusedNamingTheJob) {
   Given g;
   given_job(g, "j1", "payments", 1);
   Decision d = g.run(place_cmd("h1", "orders", kExecutionStateUnknown, "why", "j1"));
-  expect_refused(d, 422, "invalid_field", "job");
+  expect_refused_naming_field(d, 422, "invalid_field", "job");
 }
 
 }  // namespace

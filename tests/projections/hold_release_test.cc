@@ -23,7 +23,7 @@ TEST(HoldRelease, WithoutANoteIsRefusedAndTheHoldStaysOpen) {
   g.run(place_cmd("h1", "orders", kExecutionStateUnknown));
   Decision d = g.run(release_cmd("h1", "", true));
 
-  expect_refused(d, 422, "missing_field", "note");
+  expect_refused_naming_field(d, 422, "missing_field", "note");
   EXPECT_FALSE(g.state.holds.by_id.at("h1").released);
   EXPECT_NE(holds::blocking_hold(g.state, "orders"), nullptr);
 }
@@ -32,7 +32,7 @@ TEST(HoldRelease, NoteBeyondItsLimitIsRefused) {
   Given g;
   g.run(place_cmd("h1", "orders", kResultUnknown));
   Decision d = g.run(release_cmd("h1", std::string(holds::kNoteBytesMax + 1, 'n')));
-  expect_refused(d, 422, "invalid_field", "note");
+  expect_refused_naming_field(d, 422, "invalid_field", "note");
 }
 
 TEST(HoldRelease, ExecutionStateUnknownWithoutConfirmedStopIsRefused) {
@@ -40,7 +40,8 @@ TEST(HoldRelease, ExecutionStateUnknownWithoutConfirmedStopIsRefused) {
   g.run(place_cmd("h1", "orders", kExecutionStateUnknown));
   Decision d = g.run(release_cmd("h1", "asked ECS to stop it", std::nullopt));
 
-  ASSERT_NO_FATAL_FAILURE(expect_refused(d, 422, "invalid_field", "execution_stopped"));
+  ASSERT_NO_FATAL_FAILURE(
+      expect_refused_naming_field(d, 422, "invalid_field", "execution_stopped"));
   EXPECT_NE(d.rejection->message.find("a stop request is not a stop"), std::string::npos)
       << d.rejection->message;
   EXPECT_FALSE(g.state.holds.by_id.at("h1").released);
@@ -52,7 +53,7 @@ TEST(HoldRelease, ExecutionStateUnknownWithStopDeniedIsRefused) {
   g.run(place_cmd("h1", "orders", kExecutionStateUnknown));
   Decision d = g.run(release_cmd("h1", "StopTask sent, not yet STOPPED", false));
 
-  expect_refused(d, 422, "invalid_field", "execution_stopped");
+  expect_refused_naming_field(d, 422, "invalid_field", "execution_stopped");
   EXPECT_FALSE(g.state.holds.by_id.at("h1").released);
 }
 
@@ -121,14 +122,14 @@ TEST(HoldRelease, OutcomeOtherThanSucceededOrFailedIsRefused) {
   Given g;
   g.run(place_cmd("h1", "orders", kResultUnknown));
   Decision d = g.run(release_cmd("h1", "checked", std::nullopt, "CANCELLED"));
-  expect_refused(d, 422, "invalid_field", "outcome");
+  expect_refused_naming_field(d, 422, "invalid_field", "outcome");
 }
 
 TEST(HoldRelease, OutcomeWithoutAStaleAttemptToResolveIsRefused) {
   Given g;
   g.run(place_cmd("h1", "orders", kResultUnknown));
   Decision d = g.run(release_cmd("h1", "checked", std::nullopt, "SUCCEEDED"));
-  expect_refused(d, 422, "invalid_field", "outcome");
+  expect_refused_naming_field(d, 422, "invalid_field", "outcome");
   EXPECT_FALSE(g.state.holds.by_id.at("h1").released);
 }
 
@@ -148,7 +149,7 @@ TEST(HoldRelease, HoldOfAStaleAttemptWithoutOutcomeIsRefused) {
   given_stale_attempt_with_hold(g, kExecutionStateUnknown);
   Decision d = decide(g.state, release_cmd("h1", "task STOPPED", true), g.ctx());
 
-  ASSERT_NO_FATAL_FAILURE(expect_refused(d, 422, "missing_field", "outcome"));
+  ASSERT_NO_FATAL_FAILURE(expect_refused_naming_field(d, 422, "missing_field", "outcome"));
   EXPECT_NE(d.rejection->message.find("STALE"), std::string::npos) << d.rejection->message;
 }
 
@@ -175,7 +176,7 @@ TEST(HoldRelease, ResultUnknownHoldOfAStaleAttemptNeedsOutcomeButNoConfirmedStop
   Given g;
   given_stale_attempt_with_hold(g, kResultUnknown);
   Decision without = decide(g.state, release_cmd("h1", "rows checked"), g.ctx());
-  expect_refused(without, 422, "missing_field", "outcome");
+  expect_refused_naming_field(without, 422, "missing_field", "outcome");
 
   Decision with =
       decide(g.state, release_cmd("h1", "rows checked", std::nullopt, "SUCCEEDED"), g.ctx());
@@ -188,7 +189,7 @@ TEST(HoldRelease, ConfirmedStopIsCheckedBeforeTheOutcome) {
   Given g;
   given_stale_attempt_with_hold(g, kExecutionStateUnknown);
   Decision d = decide(g.state, release_cmd("h1", "checked", std::nullopt, "SUCCEEDED"), g.ctx());
-  expect_refused(d, 422, "invalid_field", "execution_stopped");
+  expect_refused_naming_field(d, 422, "invalid_field", "execution_stopped");
 }
 
 TEST(HoldRelease, AnotherHoldOnAStaleJobDoesNotResolveItsAttempt) {
@@ -203,7 +204,7 @@ TEST(HoldRelease, AnotherHoldOnAStaleJobDoesNotResolveItsAttempt) {
 
   Decision with_outcome =
       decide(g.state, release_cmd("op", "output fine", std::nullopt, "SUCCEEDED"), g.ctx());
-  expect_refused(with_outcome, 422, "invalid_field", "outcome");
+  expect_refused_naming_field(with_outcome, 422, "invalid_field", "outcome");
 
   Decision plain = decide(g.state, release_cmd("op", "output fine"), g.ctx());
   ASSERT_FALSE(plain.rejection) << plain.rejection->message;

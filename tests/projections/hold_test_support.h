@@ -1,6 +1,6 @@
-// Helpers shared by the hold and gate tests: command builders, rejection
-// checks, an independent rebuild of the hold indexes, and a replay of the
-// encoded log into a fresh State.
+// Helpers of the hold and gate tests: command builders, a job put in memory
+// without the job model, an independent rebuild of the hold indexes, and the
+// last stored event. The refusal checks and the replay are decider_testing.h's.
 #pragma once
 
 #include <optional>
@@ -12,7 +12,7 @@
 #include "events/event_codec.h"
 #include "http/rejection_status.h"
 #include "projections/state.h"
-#include "tests/support/test_support.h"
+#include "tests/projections/decider_testing.h"
 
 namespace runledger::testing {
 
@@ -46,20 +46,6 @@ inline jobs::Job& given_job(Given& g, const std::string& id, const std::string& 
   return g.state.jobs.by_id[id] = std::move(j);
 }
 
-// Then: refused with this status and code, naming `field` when given, and
-// with no event to append.
-inline void expect_refused(const Decision& d, int status, const std::string& code,
-                           const std::string& field = "") {
-  ASSERT_TRUE(d.rejection.has_value())
-      << "expected a refusal, got " << d.events.size() << " events";
-  EXPECT_EQ(http::http_status(d.rejection->code), status) << d.rejection->message;
-  EXPECT_EQ(code_name(d.rejection->code), code) << d.rejection->message;
-  if (!field.empty()) {
-    EXPECT_EQ(d.rejection->extra.value("field", ""), field);
-  }
-  EXPECT_TRUE(d.events.empty());
-}
-
 // The indexes as they must be, recomputed from by_id alone (the auditor's
 // view): the fold's incremental indexes must equal this.
 inline holds::HoldsState rebuilt_indexes(const holds::HoldsState& live) {
@@ -72,20 +58,6 @@ inline holds::HoldsState rebuilt_indexes(const holds::HoldsState& live) {
     ++out.open_by_kind[h.kind];
   }
   return out;
-}
-
-// Folds the stored bytes into a fresh State, as a replay from scratch does.
-inline State replay(const std::vector<std::string>& log) {
-  State s;
-  for (const auto& bytes : log) {
-    const fb::Event* e = nullptr;
-    Status st = decode_event(bytes, &e);
-    EXPECT_TRUE(st.ok()) << st.ToString();
-    if (!st.ok()) break;
-    evolve(s, *e);
-    s.last_hash = sha256(bytes);
-  }
-  return s;
 }
 
 // The last stored event as JSON (event_json: type, stream, data...).

@@ -80,7 +80,7 @@ TEST(HoldWithJobs, ReleaseOfTheStaleHoldWithoutOutcomeChangesNothing) {
   const size_t events_before = g.log().size();
   Decision d = g.run(release_cmd(hold, "task STOPPED", true));
 
-  expect_refused(d, 422, "missing_field", "outcome");
+  expect_refused_naming_field(d, 422, "missing_field", "outcome");
   EXPECT_EQ(g.log().size(), events_before);
   EXPECT_EQ(g.state.jobs.by_id.at("j1").latest().state, jobs::AttemptState::kStale);
   EXPECT_FALSE(g.state.holds.by_id.at(hold).released);

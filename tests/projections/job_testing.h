@@ -13,7 +13,7 @@
 #include "events/event_codec.h"
 #include "http/rejection_status.h"
 #include "projections/state.h"
-#include "tests/support/test_support.h"
+#include "tests/projections/decider_testing.h"
 
 namespace runledger::job_tests {
 
@@ -23,14 +23,9 @@ using Types = std::vector<std::string>;
 
 inline constexpr int64_t kMsPerS = 1000;
 
-// Then: refused with this status and code, and nothing to append.
-inline void expect_refused(const Decision& d, int status, const std::string& code) {
-  ASSERT_TRUE(d.rejection.has_value())
-      << "expected a refusal, got " << d.events.size() << " events";
-  EXPECT_EQ(http::http_status(d.rejection->code), status) << d.rejection->message;
-  EXPECT_EQ(code_name(d.rejection->code), code) << d.rejection->message;
-  EXPECT_TRUE(d.events.empty()) << "a refused command must change nothing";
-}
+using testing::expect_accepted;
+using testing::expect_refused;
+using testing::replay;
 
 // Then: refused as a transition the state does not allow.
 inline void expect_invalid_transition(const Decision& d, AttemptState state) {
@@ -40,25 +35,6 @@ inline void expect_invalid_transition(const Decision& d, AttemptState state) {
   EXPECT_TRUE(d.rejection->extra.contains("allowed"));
   EXPECT_NE(d.rejection->message.find(jobs::to_string(state)), std::string::npos)
       << d.rejection->message;
-}
-
-// Then: accepted (no rejection).
-inline void expect_accepted(const Decision& d) {
-  EXPECT_FALSE(d.rejection.has_value())
-      << code_name(d.rejection->code) << ": " << d.rejection->message;
-}
-
-// Folds the stored bytes into a fresh State, as a replay from scratch does.
-inline State replay(const std::vector<std::string>& log) {
-  State s;
-  for (const auto& bytes : log) {
-    const fb::Event* e = nullptr;
-    Status st = decode_event(bytes, &e);
-    EXPECT_TRUE(st.ok()) << st.ToString();
-    if (!st.ok()) break;
-    evolve(s, *e);
-  }
-  return s;
 }
 
 // The ready queue as job ids in claim order (ReadyKey has no ==).
