@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <thread>
 
@@ -56,129 +57,99 @@ struct Flags {
   int leader_lease_s = 10;
 };
 
+// Every flag may also be given in the environment, as RUNLEDGER_ and its
+// name in upper snake case (--lease-max-s: RUNLEDGER_LEASE_MAX_S), and the
+// help shows each option's default. The rule is written here once.
+std::string env_name_of(std::string_view flag) {
+  std::string env = "RUNLEDGER_";
+  for (char c : flag.substr(2)) env += c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  return env;
+}
+
+template <typename T>
+CLI::Option* option(CLI::App& app, const std::string& name, T& value, const std::string& what) {
+  return app.add_option(name, value, what)->envname(env_name_of(name))->capture_default_str();
+}
+
+CLI::Option* flag(CLI::App& app, const std::string& name, bool& value, const std::string& what) {
+  return app.add_flag(name, value, what)->envname(env_name_of(name));
+}
+
 void add_flags(CLI::App& app, Flags& f) {
-  app.add_option("--listen", f.listen, "HOST:PORT to listen on")
-      ->envname("RUNLEDGER_LISTEN")
-      ->capture_default_str();
-  app.add_option("--data", f.data, "data folder (created on first start)")
-      ->envname("RUNLEDGER_DATA")
-      ->capture_default_str();
-  app.add_option("--stale-lock-s", f.stale_lock_s, "age at which a running sync is stale")
-      ->envname("RUNLEDGER_STALE_LOCK_S")
-      ->check(CLI::Range(1, 365 * 24 * 3600))
-      ->capture_default_str();
+  option(app, "--listen", f.listen, "HOST:PORT to listen on");
+  option(app, "--data", f.data, "data folder (created on first start)");
+  option(app, "--stale-lock-s", f.stale_lock_s, "age at which a running sync is stale")
+      ->check(CLI::Range(1, 365 * 24 * 3600));
   // docs/domain.md: a lease is at least 1 s and at most 1 h; the flags choose
   // within those bounds, never beyond them.
-  app.add_option("--lease-default-s", f.lease_default_s, "lease length when a claim gives none")
-      ->envname("RUNLEDGER_LEASE_DEFAULT_S")
-      ->check(CLI::Range(1, 3600))
-      ->capture_default_str();
-  app.add_option("--lease-max-s", f.lease_max_s, "longest lease a worker may ask for")
-      ->envname("RUNLEDGER_LEASE_MAX_S")
-      ->check(CLI::Range(1, 3600))
-      ->capture_default_str();
-  app.add_option("--body-limit-bytes", f.body_limit_bytes, "largest request body accepted")
-      ->envname("RUNLEDGER_BODY_LIMIT_BYTES")
-      ->check(CLI::Range(1024, 64 * 1024 * 1024))
-      ->capture_default_str();
-  app.add_option("--http-threads", f.http_threads,
-                 "threads running the HTTP handlers that wait (reads, scans, live streams)")
-      ->envname("RUNLEDGER_HTTP_THREADS")
-      ->check(CLI::Range(2, 4096))
-      ->capture_default_str();
-  app.add_option("--waiting-claims-max", f.waiting_claims_max,
-                 "claims that may wait for work at once (wait_s); one more is refused with 503")
-      ->envname("RUNLEDGER_WAITING_CLAIMS_MAX")
-      ->check(CLI::Range(1, 1'000'000))
-      ->capture_default_str();
-  app.add_option("--live-jobs-max", f.live_jobs_max,
-                 "jobs not finished that the server holds; an enqueue beyond is refused with 503")
-      ->envname("RUNLEDGER_LIVE_JOBS_MAX")
-      ->check(CLI::Range(1, 100'000'000))
-      ->capture_default_str();
-  app.add_option("--reply-bytes-max", f.reply_bytes_max,
-                 "reply bytes not yet taken by clients beyond which reads are refused with 503 "
-                 "and Retry-After")
-      ->envname("RUNLEDGER_REPLY_BYTES_MAX")
-      ->check(CLI::Range(size_t{64} << 10, size_t{64} << 30))
-      ->capture_default_str();
-  app.add_option("--live-streams-max", f.live_streams_max,
-                 "live event streams (GET /v1/events/live) open at once; one more is refused "
-                 "with 503")
-      ->envname("RUNLEDGER_LIVE_STREAMS_MAX")
-      ->check(CLI::Range(1, 1'000'000))
-      ->capture_default_str();
-  app.add_option("--connections-per-client-max", f.connections_per_client_max,
-                 "connections one client address may hold open; one more is closed at once (0: "
-                 "no cap; raise it behind a reverse proxy)")
-      ->envname("RUNLEDGER_CONNECTIONS_PER_CLIENT_MAX")
-      ->check(CLI::Range(0, 1'000'000))
-      ->capture_default_str();
-  app.add_option("--live-streams-per-client-max", f.live_streams_per_client_max,
-                 "live event streams one client address may hold open; one more is refused with "
-                 "503 (0: no cap)")
-      ->envname("RUNLEDGER_LIVE_STREAMS_PER_CLIENT_MAX")
-      ->check(CLI::Range(0, 1'000'000))
-      ->capture_default_str();
-  app.add_option("--auth-tokens", f.auth_tokens, "file of bearer tokens: NAME ROLE TOKEN per line")
-      ->envname("RUNLEDGER_AUTH_TOKENS");
-  app.add_option("--retry-backoff-s", f.retry_backoff_s,
-                 "first retry delay; doubles per attempt, at most 300 s")
-      ->envname("RUNLEDGER_RETRY_BACKOFF_S")
-      ->check(CLI::Range(0, 300))
-      ->capture_default_str();
-  app.add_option("--log-level", f.log_level, "debug, info, warn or error")
-      ->envname("RUNLEDGER_LOG_LEVEL")
-      ->capture_default_str();
-  app.add_flag("--read-only", f.read_only, "serve reads only (forensics; starts on a damaged log)")
-      ->envname("RUNLEDGER_READ_ONLY");
-  app.add_option("--snapshot-every-events", f.snapshot_every_events,
-                 "write a projection snapshot after this many events (and 8 per live entity)")
-      ->envname("RUNLEDGER_SNAPSHOT_EVERY_EVENTS")
-      ->check(CLI::Range(1000, 100'000'000))
-      ->capture_default_str();
-  auto* cert = app.add_option("--tls-cert", f.tls.cert,
-                              "serve HTTPS with this PEM certificate chain (reloaded on SIGHUP)")
-                   ->envname("RUNLEDGER_TLS_CERT");
-  auto* key = app.add_option("--tls-key", f.tls.key, "the PEM private key of --tls-cert")
-                  ->envname("RUNLEDGER_TLS_KEY");
+  option(app, "--lease-default-s", f.lease_default_s, "lease length when a claim gives none")
+      ->check(CLI::Range(1, 3600));
+  option(app, "--lease-max-s", f.lease_max_s, "longest lease a worker may ask for")
+      ->check(CLI::Range(1, 3600));
+  option(app, "--body-limit-bytes", f.body_limit_bytes, "largest request body accepted")
+      ->check(CLI::Range(1024, 64 * 1024 * 1024));
+  option(app, "--http-threads", f.http_threads,
+         "threads running the HTTP handlers that wait (reads, scans, live streams)")
+      ->check(CLI::Range(2, 4096));
+  option(app, "--waiting-claims-max", f.waiting_claims_max,
+         "claims that may wait for work at once (wait_s); one more is refused with 503")
+      ->check(CLI::Range(1, 1'000'000));
+  option(app, "--live-jobs-max", f.live_jobs_max,
+         "jobs not finished that the server holds; an enqueue beyond is refused with 503")
+      ->check(CLI::Range(1, 100'000'000));
+  option(app, "--reply-bytes-max", f.reply_bytes_max,
+         "reply bytes not yet taken by clients beyond which reads are refused with 503 "
+         "and Retry-After")
+      ->check(CLI::Range(size_t{64} << 10, size_t{64} << 30));
+  option(app, "--live-streams-max", f.live_streams_max,
+         "live event streams (GET /v1/events/live) open at once; one more is refused "
+         "with 503")
+      ->check(CLI::Range(1, 1'000'000));
+  option(app, "--connections-per-client-max", f.connections_per_client_max,
+         "connections one client address may hold open; one more is closed at once (0: "
+         "no cap; raise it behind a reverse proxy)")
+      ->check(CLI::Range(0, 1'000'000));
+  option(app, "--live-streams-per-client-max", f.live_streams_per_client_max,
+         "live event streams one client address may hold open; one more is refused with "
+         "503 (0: no cap)")
+      ->check(CLI::Range(0, 1'000'000));
+  option(app, "--auth-tokens", f.auth_tokens, "file of bearer tokens: NAME ROLE TOKEN per line");
+  option(app, "--retry-backoff-s", f.retry_backoff_s,
+         "first retry delay; doubles per attempt, at most 300 s")
+      ->check(CLI::Range(0, 300));
+  option(app, "--log-level", f.log_level, "debug, info, warn or error");
+  flag(app, "--read-only", f.read_only, "serve reads only (forensics; starts on a damaged log)");
+  option(app, "--snapshot-every-events", f.snapshot_every_events,
+         "write a projection snapshot after this many events (and 8 per live entity)")
+      ->check(CLI::Range(1000, 100'000'000));
+  auto* cert = option(app, "--tls-cert", f.tls.cert,
+                      "serve HTTPS with this PEM certificate chain (reloaded on SIGHUP)");
+  auto* key = option(app, "--tls-key", f.tls.key, "the PEM private key of --tls-cert");
   cert->needs(key);
   key->needs(cert);
-  app.add_option("--tls-client-ca", f.tls.client_ca,
-                 "require client certificates signed by these PEM CAs (mutual TLS)")
-      ->envname("RUNLEDGER_TLS_CLIENT_CA")
+  option(app, "--tls-client-ca", f.tls.client_ca,
+         "require client certificates signed by these PEM CAs (mutual TLS)")
       ->needs(cert);
-  app.add_flag("--insecure-plaintext", f.insecure_plaintext,
-               "allow plain HTTP with authentication on a non-loopback address (tokens go in "
-               "clear)")
-      ->envname("RUNLEDGER_INSECURE_PLAINTEXT");
-  auto* ui_dir = app.add_option("--ui-dir", f.ui_dir,
-                                "serve the console at /ui/ from this folder (index.html, assets/) "
-                                "instead of the files built in")
-                     ->envname("RUNLEDGER_UI_DIR");
-  app.add_option("--store", f.store,
-                 "where the log is: rocksdb (the data folder) or postgres (--pg-dsn; the data "
-                 "folder holds what can be rebuilt)")
-      ->envname("RUNLEDGER_STORE")
-      ->check(CLI::IsMember({"rocksdb", "postgres"}))
-      ->capture_default_str();
-  app.add_option("--pg-dsn", f.pg_dsn,
-                 "libpq connection string of the PostgreSQL database (--store postgres)")
-      ->envname("RUNLEDGER_PG_DSN");
-  app.add_option("--node-name", f.node_name,
-                 "this node's name in the leader row (--store postgres; default: the host name)")
-      ->envname("RUNLEDGER_NODE_NAME");
-  app.add_option("--advertise-url", f.advertise_url,
-                 "the URL other nodes send writes to while this one leads (default: from --listen)")
-      ->envname("RUNLEDGER_ADVERTISE_URL");
-  app.add_option("--leader-lease-s", f.leader_lease_s,
-                 "how long a leadership lasts unless renewed (renewed every third)")
-      ->envname("RUNLEDGER_LEADER_LEASE_S")
-      ->check(CLI::Range(kLeaderLeaseMinS, kLeaderLeaseMaxS))
-      ->capture_default_str();
-  app.add_flag("--no-ui", f.no_ui, "serve no console (/ui/ is 404)")
-      ->envname("RUNLEDGER_NO_UI")
-      ->excludes(ui_dir);
+  flag(app, "--insecure-plaintext", f.insecure_plaintext,
+       "allow plain HTTP with authentication on a non-loopback address (tokens go in "
+       "clear)");
+  auto* ui_dir = option(app, "--ui-dir", f.ui_dir,
+                        "serve the console at /ui/ from this folder (index.html, assets/) "
+                        "instead of the files built in");
+  option(app, "--store", f.store,
+         "where the log is: rocksdb (the data folder) or postgres (--pg-dsn; the data "
+         "folder holds what can be rebuilt)")
+      ->check(CLI::IsMember({"rocksdb", "postgres"}));
+  option(app, "--pg-dsn", f.pg_dsn,
+         "libpq connection string of the PostgreSQL database (--store postgres)");
+  option(app, "--node-name", f.node_name,
+         "this node's name in the leader row (--store postgres; default: the host name)");
+  option(app, "--advertise-url", f.advertise_url,
+         "the URL other nodes send writes to while this one leads (default: from --listen)");
+  option(app, "--leader-lease-s", f.leader_lease_s,
+         "how long a leadership lasts unless renewed (renewed every third)")
+      ->check(CLI::Range(kLeaderLeaseMinS, kLeaderLeaseMaxS));
+  flag(app, "--no-ui", f.no_ui, "serve no console (/ui/ is 404)")->excludes(ui_dir);
 }
 
 bool split_listen(const std::string& listen, std::string* host, int* port) {

@@ -82,6 +82,16 @@ std::string bin_path(const std::string& name) {
 #endif
 }
 
+std::string source_path(const std::string& relative) {
+#ifdef RL_SOURCE_DIR
+  std::string path = RL_SOURCE_DIR;
+  path.append("/").append(relative);
+  return path;
+#else
+  return relative;
+#endif
+}
+
 int free_port() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};

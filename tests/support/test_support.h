@@ -78,6 +78,8 @@ uint64_t env_number(const char* name, uint64_t fallback);
 
 // Path of a built binary ("runledgerd", "runledger").
 std::string bin_path(const std::string& name);
+// Path of a file of the source tree ("docs/operations.md").
+std::string source_path(const std::string& relative);
 // A free loopback TCP port.
 int free_port();
 
