@@ -114,6 +114,15 @@ Status Connection::open(const std::string& dsn, int timeout_ms, std::unique_ptr<
     st = PQconnectPoll(c);
   }
   if (PQsetnonblocking(c, 1) != 0) return conn->error("nonblocking mode", nullptr);
+  // No transaction of ours waits on its client: a batch's statements are
+  // sent together. One whose client froze while sending them (SIGSTOP, a
+  // paused VM) would hold the leader row's lock, and every takeover would
+  // wait for that lock; the server ends such a session after the timeout.
+  if (Status st =
+          conn->exec("SET idle_in_transaction_session_timeout = " + std::to_string(timeout_ms));
+      !st.ok()) {
+    return st;
+  }
   *out = std::move(conn);
   return Status::Ok();
 }

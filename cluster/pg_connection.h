@@ -63,8 +63,10 @@ class Connection {
   // Connects within `timeout_ms`, and from then on gives every call that
   // much to be answered: a database that does not answer in time (a
   // partition, where no error ever comes) fails the call with Unavailable
-  // and the connection is broken from then on. Unavailable with libpq's
-  // message when it cannot connect.
+  // and the connection is broken from then on. The server ends the session
+  // when a transaction of it waits on this side longer than that too
+  // (idle_in_transaction_session_timeout). Unavailable with libpq's message
+  // when it cannot connect.
   static Status open(const std::string& dsn, int timeout_ms, std::unique_ptr<Connection>* out);
   ~Connection();
   Connection(const Connection&) = delete;

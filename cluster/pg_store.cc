@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "base/sha256.h"
+#include "base/time_text.h"
 #include "cluster/pg_schema.h"
 #include "engine/log.h"
+#include "events/event_json.h"
 
 namespace runledger {
 namespace {

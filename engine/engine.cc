@@ -167,29 +167,24 @@ Reply Engine::execute(Request request) {
 }
 
 void Engine::submit(Request request, Completion done) {
-  bool stopping = false, full = false, first = false;
-  {
-    MutexLock lk(mu_);
-    stopping = stopping_;
-    full = queue_.size() >= options_.queue_requests_max;
-    if (!stopping && !full) {
-      Pending& p = queue_.emplace_back();
-      p.req = std::move(request);
-      p.submitted = SteadyClock::now();
-      p.done = std::move(done);
-      first = queue_.size() == 1;
-    }
-  }
-  if (stopping) {
-    done(Reply::error(503, "unavailable", "the engine is shutting down"));
-  } else if (full) {
-    done(Reply::error(503, "overloaded", "the engine's queue is full; retry later"));
-  } else if (first) {
+  UniqueLock lk(mu_);
+  if (!stopping_ && queue_.size() < options_.queue_requests_max) {
+    Pending& p = queue_.emplace_back();
+    p.req = std::move(request);
+    p.submitted = SteadyClock::now();
+    p.done = std::move(done);
+    const bool first = queue_.size() == 1;
+    lk.unlock();
     // Only for the first request in the queue: the sequencer waits only on
     // an empty queue, and one that is not empty it takes whole, so it was
     // woken already for the others.
-    cv_.notify_one();
+    if (first) cv_.notify_one();
+    return;
   }
+  const bool stopping = stopping_;
+  lk.unlock();
+  done(stopping ? Reply::error(503, "unavailable", "the engine is shutting down")
+                : Reply::error(503, "overloaded", "the engine's queue is full; retry later"));
 }
 
 bool Engine::sequencer_may_take() const {

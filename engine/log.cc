@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "base/time_text.h"
 #include "engine/clock.h"
 #include "events/event_codec.h"
 

@@ -1,4 +1,5 @@
-// Encoding and decoding of log records (see events/event.fbs for the format).
+// Encoding and decoding of log records (see events/event.fbs for the format);
+// their JSON form is events/event_json.h.
 //
 // encode_event() builds the exact bytes that are stored and hashed; it is
 // deterministic: the same draft always gives the same bytes, which is what
@@ -12,11 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "base/sha256.h"
 #include "base/status.h"
-#include "base/time_text.h"
 #include "events/event_generated.h"
 
 namespace runledger {
@@ -47,24 +45,5 @@ std::string_view event_type_name(fb::Payload type);
 // Whether `name` is the name of an event type (NONE is not one): how the
 // `type` filters of the API and the CLI check what they are given.
 bool is_event_type_name(std::string_view name);
-
-// How event data is rendered. kReaders: as the API shows it (a job's input
-// and a step's output as the JSON given, an unset time as null, a
-// connector's absent schedule as null, as its view shows it).
-// kExportVersion2 and kExportVersion1: as export files of those versions
-// carry it, so that import still checks such files: version 2 had an absent
-// schedule as 0; version 1 also had those two as JSON text and an unset
-// time as the epoch.
-enum class DataRendering : uint8_t { kReaders, kExportVersion2, kExportVersion1 };
-
-// The payload alone as JSON, generated from the schema (field names as in
-// event.fbs; `X_ms` times shown as `X` in RFC 3339).
-nlohmann::json event_data_json(const fb::Event& event,
-                               DataRendering rendering = DataRendering::kReaders);
-
-// The event as the HTTP API and `runledger events` show it:
-// {"seq","stream","version","type","recorded_at","actor","command_id","data"}.
-nlohmann::json event_json(const fb::Event& event,
-                          DataRendering rendering = DataRendering::kReaders);
 
 }  // namespace runledger

@@ -17,6 +17,7 @@
 
 #include "engine/reply.h"
 #include "events/event_codec.h"
+#include "events/event_json.h"
 #include "projections/state.h"
 #include "projections/transition_check.h"
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/time_text.h"
 #include "events/event_codec.h"
 #include "http/json_input.h"
 

@@ -6,6 +6,7 @@
 
 #include "engine/entities.h"
 #include "engine/view_index.h"
+#include "events/event_json.h"
 #include "http/handler_support.h"
 #include "projections/stream_name.h"
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "base/time_text.h"
+#include "events/event_json.h"
 #include "events/keys.h"
 #include "http/handler_support.h"
 #include "http/routes.h"

@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 
+#include "base/time_text.h"
 #include "engine/view_index.h"
 #include "http/entity_reads.h"
 #include "http/handler_support.h"

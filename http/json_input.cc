@@ -1,5 +1,6 @@
 #include "http/json_input.h"
 
+#include "base/time_text.h"
 #include "events/event_codec.h"
 #include "projections/limits.h"
 

@@ -7,6 +7,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "events/event_json.h"
 #include "http/blocking_pool.h"
 #include "http/handler_support.h"
 #include "http/server_context.h"

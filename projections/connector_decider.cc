@@ -123,7 +123,7 @@ Decision decide(const State& s, const Delete& c, const Context& ctx) {
   d.emit(connector_stream(c.id), fb::ConnectorDeletionStartedT{});
   fb::ConnectorDeletedT deleted;
   deleted.documents_removed = static_cast<int64_t>(conn->documents.size());
-  d.emit(connector_stream(c.id), std::move(deleted));
+  d.emit(connector_stream(c.id), deleted);
   d.body = view(as_deleting(*conn, ctx));
   return d;
 }

@@ -31,7 +31,7 @@ void emit_gap(Decision& d, const Connector& c, int64_t slots_missed) {
   gap.slots_missed = slots_missed;
   gap.from_ms = c.next_slot_ms;
   gap.to_ms = c.next_slot_ms + (slots_missed - 1) * c.sync_schedule_s * kMsPerS;
-  d.emit(connector_stream(c.id), std::move(gap));
+  d.emit(connector_stream(c.id), gap);
 }
 
 void emit_skip(Decision& d, const Connector& c, const char* reason, int64_t slot_ms) {

@@ -1,6 +1,7 @@
 // The connector as the HTTP API shows it (docs/api.md "Connectors"): the
 // connector object and the document list. Times are RFC 3339 strings; unset
 // values are null rather than absent, so every reply has the same keys.
+#include "base/time_text.h"
 #include "events/event_codec.h"
 #include "projections/connector.h"
 

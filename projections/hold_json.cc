@@ -1,6 +1,7 @@
 // A hold as JSON: view() is the HTTP contract (docs/api.md "A hold in
 // JSON"); to_json() is every field, with raw millisecond times and the
 // stream version, for comparing states.
+#include "base/time_text.h"
 #include "events/event_codec.h"
 #include "projections/state.h"
 

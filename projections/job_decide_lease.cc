@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "base/sha256.h"
+#include "base/time_text.h"
 #include "events/event_codec.h"
 #include "projections/job_decide_common.h"
 

@@ -1,5 +1,6 @@
 // The job as the HTTP API shows it (docs/api.md, "A job in JSON"). Never
 // shows a lease token, not even hashed: the view is read by operators.
+#include "base/time_text.h"
 #include "events/event_codec.h"
 #include "projections/job_decide_common.h"
 #include "projections/job_view_internal.h"

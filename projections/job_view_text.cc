@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 
+#include "base/time_text.h"
 #include "events/event_codec.h"
 #include "projections/job_view_internal.h"
 #include "projections/json_text.h"

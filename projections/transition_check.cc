@@ -29,7 +29,6 @@ namespace {
 
 using connectors::Connector;
 using ConnectorStatus = connectors::Status;
-using connectors::SyncStatus;
 using P = fb::Payload;
 
 std::string text(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }

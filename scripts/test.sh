@@ -5,8 +5,9 @@
 # sanitizer pass at CI size (scripts/sanitize.sh): the store, decider,
 # engine and HTTP suites under ASan + UBSan (the randomized ones cut to a
 # tenth; the HTTP suite against a sanitized server) and
-# 20 s of each fuzzer, in build-asan-ci/ at -O0 (it builds fastest).
-# RUNLEDGER_SANITIZE_CHECKS=0 skips that part.
+# 20 s of each fuzzer, in build-asan-ci/ at -O0 (it builds fastest), which
+# also checks the engine's lock annotations; then clang-tidy over the layers
+# below http/ (scripts/tidy.sh). RUNLEDGER_SANITIZE_CHECKS=0 skips those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -25,4 +26,6 @@ if [ "${RUNLEDGER_SANITIZE_CHECKS:-1}" != 0 ]; then
     RUNLEDGER_FUZZ_SECONDS="${RUNLEDGER_FUZZ_SECONDS:-20}" \
     RUNLEDGER_ASAN_TESTS="${RUNLEDGER_ASAN_TESTS:-events_tests projections_tests engine_tests http_tests}" \
     ./scripts/sanitize.sh
+  # clang-tidy (.clang-tidy) with that clang build's compile commands.
+  ./scripts/tidy.sh build-asan-ci
 fi

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "base/time_text.h"
 #include "cluster/pg_log_store.h"
 #include "events/event_codec.h"
 #include "projections/stream_name.h"

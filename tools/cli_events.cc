@@ -6,6 +6,7 @@
 #include <set>
 
 #include "events/event_codec.h"
+#include "events/event_json.h"
 #include "tools/cli_commands.h"
 
 namespace runledger::cli {

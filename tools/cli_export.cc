@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "events/event_codec.h"
+#include "events/event_json.h"
 #include "events/keys.h"
 #include "tools/cli_base64.h"
 #include "tools/cli_commands.h"

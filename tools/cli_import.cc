@@ -18,6 +18,7 @@
 #include "base/json_depth.h"
 #include "engine/entities.h"
 #include "engine/view_index.h"
+#include "events/event_json.h"
 #include "events/keys.h"
 #include "events/rocksdb_store.h"
 #include "projections/snapshot.h"

@@ -14,6 +14,7 @@
 #include <set>
 #include <vector>
 
+#include "base/time_text.h"
 #include "engine/entities.h"
 #include "events/event_codec.h"
 #include "projections/stream_name.h"

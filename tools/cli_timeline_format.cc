@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "events/event_codec.h"
+#include "events/event_json.h"
 
 namespace runledger::cli::timeline {
 

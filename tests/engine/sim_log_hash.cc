@@ -7,6 +7,7 @@
 
 #include "base/sha256.h"
 #include "events/event_codec.h"
+#include "events/event_json.h"
 
 namespace runledger::testing {
 namespace {

@@ -5,6 +5,8 @@
 
 #include <httplib.h>
 
+#include "tests/support/test_support.h"
+
 namespace runledger::testing {
 namespace {
 
@@ -125,11 +127,7 @@ std::vector<nlohmann::json> ApiClient::all_events() {
 }
 
 long metric_value(ApiClient& c, const std::string& name) {
-  ApiReply r = c.get("/metrics");
-  const std::string key = "\n" + name + " ";
-  const size_t at = r.body.find(key);
-  if (at == std::string::npos) return -1;
-  return std::stol(r.body.substr(at + key.size()));
+  return metric_in(c.get("/metrics").body, name);
 }
 
 }  // namespace runledger::testing

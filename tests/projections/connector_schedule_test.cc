@@ -3,6 +3,7 @@
 // duplicate run, gaps instead of catch-up, and the start-up gap record.
 #include <gtest/gtest.h>
 
+#include "base/time_text.h"
 #include "tests/projections/connector_testing.h"
 
 namespace runledger::connectors {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "events/event_codec.h"
+#include "events/event_json.h"
 #include "http/rejection_status.h"
 #include "projections/connector.h"
 #include "projections/state.h"

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "base/time_text.h"
 #include "events/event_codec.h"
 #include "projections/snapshot.h"
 #include "tests/projections/connector_testing.h"

@@ -3,6 +3,7 @@
 // given as state (a Job in memory) so these tests need only the hold model.
 #include <gtest/gtest.h>
 
+#include "events/event_json.h"
 #include "tests/projections/hold_test_support.h"
 
 namespace runledger::testing {

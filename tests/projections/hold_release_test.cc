@@ -4,6 +4,7 @@
 // folded by the job model; hold_with_jobs_test.cc runs the whole flow).
 #include <gtest/gtest.h>
 
+#include "events/event_json.h"
 #include "tests/projections/hold_test_support.h"
 
 namespace runledger::testing {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "events/event_codec.h"
+#include "events/event_json.h"
 #include "http/rejection_status.h"
 #include "projections/state.h"
 #include "tests/projections/decider_testing.h"

@@ -1,6 +1,7 @@
 // The job as the API shows it, its lossless snapshot form, and the
 // guarantee that a replay of the stored bytes rebuilds exactly the live
 // state (jobs and every index), also through snapshot and eviction.
+#include "base/time_text.h"
 #include "tests/projections/job_testing.h"
 
 #include <algorithm>

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 
+#include "base/time_text.h"
 #include "projections/job.h"
 #include "tests/projections/job_testing.h"
 #include "tests/projections/random_json.h"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "events/event_codec.h"
+#include "events/event_json.h"
 #include "tests/projections/job_testing.h"
 
 namespace runledger::job_tests {

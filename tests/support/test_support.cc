@@ -82,6 +82,13 @@ std::string bin_path(const std::string& name) {
 #endif
 }
 
+long metric_in(const std::string& metrics_text, const std::string& name) {
+  const std::string key = "\n" + name + " ";
+  const size_t at = metrics_text.find(key);
+  if (at == std::string::npos) return -1;
+  return std::stol(metrics_text.substr(at + key.size()));
+}
+
 std::string source_path(const std::string& relative) {
 #ifdef RL_SOURCE_DIR
   std::string path = RL_SOURCE_DIR;

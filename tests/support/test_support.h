@@ -78,6 +78,10 @@ uint64_t env_number(const char* name, uint64_t fallback);
 
 // Path of a built binary ("runledgerd", "runledger").
 std::string bin_path(const std::string& name);
+// The value of the unlabelled metric `name` in a /metrics reply's text; -1
+// when it has none.
+long metric_in(const std::string& metrics_text, const std::string& name);
+
 // Path of a file of the source tree ("docs/operations.md").
 std::string source_path(const std::string& relative);
 // A free loopback TCP port.

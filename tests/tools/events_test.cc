@@ -2,6 +2,7 @@
 // by stream, type, seq range and time range.
 #include <gtest/gtest.h>
 
+#include "base/time_text.h"
 #include "events/event_codec.h"
 #include "tests/tools/tools_test_support.h"
 

@@ -3,6 +3,7 @@
 // difference from what the server serves, or lists the ones there are.
 #include <gtest/gtest.h>
 
+#include "base/time_text.h"
 #include "events/event_codec.h"
 #include "events/keys.h"
 #include "tests/tools/tools_test_support.h"

@@ -80,10 +80,7 @@ class WorkTest : public ::testing::Test {
   bool claims_waiting(long n) {
     for (int i = 0; i < 400; ++i) {
       auto r = http_->Get("/metrics", auth());
-      if (r && r->body.find("\nrunledger_claims_waiting " + std::to_string(n) + "\n") !=
-                   std::string::npos) {
-        return true;
-      }
+      if (r && metric_in(r->body, "runledger_claims_waiting") == n) return true;
       std::this_thread::sleep_for(50ms);
     }
     return false;
