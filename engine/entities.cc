@@ -5,17 +5,6 @@
 
 namespace runledger {
 
-std::optional<StreamName> parse_stream(std::string_view stream) {
-  auto slash = stream.find('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  auto prefix = stream.substr(0, slash);
-  auto id = stream.substr(slash + 1);
-  if (prefix == "job") return StreamName{EntityKind::kJob, id};
-  if (prefix == "connector") return StreamName{EntityKind::kConnector, id};
-  if (prefix == "hold") return StreamName{EntityKind::kHold, id};
-  return std::nullopt;
-}
-
 namespace {
 
 // The maps compare transparently: no key is built to look one up.
@@ -39,15 +28,15 @@ EntityStatus entity_status(const State& s, std::string_view stream) {
   auto name = parse_stream(stream);
   if (!name) return {};
   switch (name->kind) {
-    case EntityKind::kJob: {
+    case StreamKind::kJob: {
       const auto* j = find(s.jobs.by_id, name->id);
       return j ? EntityStatus{j->version, jobs::finished(*j)} : EntityStatus{};
     }
-    case EntityKind::kConnector: {
+    case StreamKind::kConnector: {
       const auto* c = find(s.connectors.by_id, name->id);
       return c ? EntityStatus{c->version, connectors::finished(*c)} : EntityStatus{};
     }
-    case EntityKind::kHold: {
+    case StreamKind::kHold: {
       const auto* h = find(s.holds.by_id, name->id);
       return h ? EntityStatus{h->version, holds::finished(*h)} : EntityStatus{};
     }
@@ -73,17 +62,17 @@ Status hydrate(const EventStore& store, State& s, std::string_view stream, uint6
   State& scratch = *folded;
   std::string id(name->id);
   switch (name->kind) {
-    case EntityKind::kJob: {
+    case StreamKind::kJob: {
       auto it = scratch.jobs.by_id.find(id);
       if (it != scratch.jobs.by_id.end()) jobs::adopt(s, std::move(it->second));
       break;
     }
-    case EntityKind::kConnector: {
+    case StreamKind::kConnector: {
       auto it = scratch.connectors.by_id.find(id);
       if (it != scratch.connectors.by_id.end()) connectors::adopt(s, std::move(it->second));
       break;
     }
-    case EntityKind::kHold: {
+    case StreamKind::kHold: {
       auto it = scratch.holds.by_id.find(id);
       if (it != scratch.holds.by_id.end()) holds::adopt(s, std::move(it->second));
       break;
@@ -103,13 +92,13 @@ void evict_if_finished(State& s, std::string_view stream) {
   if (!name || !entity_status(s, stream).finished_in_memory()) return;
   std::string id(name->id);
   switch (name->kind) {
-    case EntityKind::kJob:
+    case StreamKind::kJob:
       jobs::evict(s, id);
       break;
-    case EntityKind::kConnector:
+    case StreamKind::kConnector:
       connectors::evict(s, id);
       break;
-    case EntityKind::kHold:
+    case StreamKind::kHold:
       holds::evict(s, id);
       break;
   }
@@ -139,11 +128,11 @@ std::optional<std::string> finished_view(const State& s, std::string_view stream
   auto name = parse_stream(stream);
   if (!name || !entity_status(s, stream).finished_in_memory()) return std::nullopt;
   switch (name->kind) {
-    case EntityKind::kJob:
+    case StreamKind::kJob:
       return jobs::view_text(s, *find(s.jobs.by_id, name->id));
-    case EntityKind::kConnector:
+    case StreamKind::kConnector:
       return std::nullopt;  // a deleted connector answers 404: no view
-    case EntityKind::kHold:
+    case StreamKind::kHold:
       return holds::view(*find(s.holds.by_id, name->id)).dump();
   }
   return std::nullopt;

@@ -3,7 +3,7 @@
 // (hydrate), drop it when finished (evict), and the view kept in the store
 // for finished entities.
 //
-// Streams are "job/<id>", "connector/<id>", "hold/<id>".
+// Streams are named and parsed by projections/stream_name.h.
 #pragma once
 
 #include <cstdint>
@@ -13,16 +13,9 @@
 
 #include "events/event_store.h"
 #include "projections/state.h"
+#include "projections/stream_name.h"
 
 namespace runledger {
-
-enum class EntityKind : uint8_t { kJob, kConnector, kHold };
-
-struct StreamName {
-  EntityKind kind;
-  std::string_view id;
-};
-std::optional<StreamName> parse_stream(std::string_view stream);
 
 bool in_memory(const State& s, std::string_view stream);
 // The entity's stream version, 0 when it is not in memory.

@@ -77,14 +77,14 @@ void hold_entries(std::string_view target, std::string_view id, std::vector<std:
 }
 
 // The index keys of a stored view; false when the view lacks a field.
-bool keys_of_view(EntityKind kind, std::string_view id, const nlohmann::json& v,
+bool keys_of_view(StreamKind kind, std::string_view id, const nlohmann::json& v,
                   std::vector<std::string>* out) {
   auto text = [&](const char* name) -> const std::string* {
     auto it = v.find(name);
     return it != v.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
   };
   switch (kind) {
-    case EntityKind::kJob: {
+    case StreamKind::kJob: {
       const auto* state = text("state");
       const auto* target = text("target");
       const auto* job_kind = text("kind");
@@ -92,13 +92,13 @@ bool keys_of_view(EntityKind kind, std::string_view id, const nlohmann::json& v,
       job_entries(*state, *target, *job_kind, id, out);
       return true;
     }
-    case EntityKind::kHold: {
+    case StreamKind::kHold: {
       const auto* target = text("target");
       if (!target) return false;
       hold_entries(*target, id, out);
       return true;
     }
-    case EntityKind::kConnector:
+    case StreamKind::kConnector:
       return false;  // a deleted connector keeps no view
   }
   return false;
@@ -173,17 +173,17 @@ std::vector<std::string> entries_of(const State& s, std::string_view stream) {
   auto name = parse_stream(stream);
   if (!name || !entity_status(s, stream).finished_in_memory()) return keys;
   switch (name->kind) {
-    case EntityKind::kJob: {
+    case StreamKind::kJob: {
       const jobs::Job& j = s.jobs.by_id.find(name->id)->second;
       job_entries(jobs::to_string(j.latest().state), j.target, j.kind, j.id, &keys);
       break;
     }
-    case EntityKind::kHold: {
+    case StreamKind::kHold: {
       const holds::Hold& h = s.holds.by_id.find(name->id)->second;
       hold_entries(h.target, h.id, &keys);
       break;
     }
-    case EntityKind::kConnector:
+    case StreamKind::kConnector:
       break;  // a deleted connector keeps no view
   }
   return keys;

@@ -70,6 +70,21 @@ inline std::string_view stream_id(std::string_view name, StreamKind kind) {
   return name.substr(prefix.size());
 }
 
+// A stream's name taken apart: its kind and the id after the kind's prefix.
+struct StreamName {
+  StreamKind kind;
+  std::string_view id;
+};
+
+// `name` taken apart; nullopt when it is no entity's stream.
+inline std::optional<StreamName> parse_stream(std::string_view name) {
+  const std::optional<StreamKind> kind = stream_kind(name);
+  if (!kind) return std::nullopt;
+  const std::string_view id = stream_id(name, *kind);
+  if (id.empty()) return std::nullopt;
+  return StreamName{*kind, id};
+}
+
 // Whether `name` is an entity's stream: a kind's prefix and an id after it.
 inline bool names_an_entity(std::string_view name) {
   const std::optional<StreamKind> kind = stream_kind(name);

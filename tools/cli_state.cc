@@ -45,17 +45,17 @@ std::optional<nlohmann::json> view_of(const State& s, std::string_view stream) {
   if (!name) return std::nullopt;
   const std::string id(name->id);
   switch (name->kind) {
-    case EntityKind::kJob: {
+    case StreamKind::kJob: {
       auto it = s.jobs.by_id.find(id);
       if (it != s.jobs.by_id.end()) return jobs::view(s, it->second);
       break;
     }
-    case EntityKind::kConnector: {
+    case StreamKind::kConnector: {
       auto it = s.connectors.by_id.find(id);
       if (it != s.connectors.by_id.end()) return connectors::view(it->second);
       break;
     }
-    case EntityKind::kHold: {
+    case StreamKind::kHold: {
       auto it = s.holds.by_id.find(id);
       if (it != s.holds.by_id.end()) return holds::view(it->second);
       break;

@@ -127,19 +127,19 @@ JobTimeline::Kind JobTimeline::classify(const fb::Event& e) {
   if (!name) return Kind::kNone;
   const std::string id(name->id);
   switch (name->kind) {
-    case EntityKind::kJob:
+    case StreamKind::kJob:
       if (const auto* enq = e.payload_as_JobEnqueued();
           enq && enq->target() && enq->target()->string_view() == target_) {
         jobs_on_target_.insert(id);
       }
       return jobs_on_target_.count(id) ? Kind::kOtherJob : Kind::kNone;
-    case EntityKind::kHold:
+    case StreamKind::kHold:
       if (const auto* placed = e.payload_as_HoldPlaced();
           placed && placed->target() && placed->target()->string_view() == target_) {
         holds_on_target_.insert(id);
       }
       return holds_on_target_.count(id) ? Kind::kHold : Kind::kNone;
-    case EntityKind::kConnector:
+    case StreamKind::kConnector:
       return Kind::kNone;
   }
   return Kind::kNone;
@@ -307,7 +307,7 @@ int stream_timeline(const EventStore& store, const std::string& stream) {
   auto name = parse_stream(stream);
   const std::string id(name->id);
   auto state_of = [&](const State& s) {
-    return name->kind == EntityKind::kHold ? timeline::hold_state(s, id)
+    return name->kind == StreamKind::kHold ? timeline::hold_state(s, id)
                                            : timeline::connector_state(s, id);
   };
   State world;
@@ -336,7 +336,7 @@ int run(const TimelineOptions& o) {
   }
   std::unique_ptr<ReadStore> rs;
   if (Status s = ReadStore::open(o.source, &rs); !s.ok()) return fail("timeline", s);
-  if (parse_stream(stream)->kind == EntityKind::kJob) return job_timeline(rs->store(), stream);
+  if (parse_stream(stream)->kind == StreamKind::kJob) return job_timeline(rs->store(), stream);
   return stream_timeline(rs->store(), stream);
 }
 

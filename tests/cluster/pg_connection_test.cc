@@ -38,6 +38,10 @@ class PgConnectionTest : public ::testing::Test {
     EXPECT_TRUE(c->exec("BEGIN; UPDATE runledger_leader SET holder = 'frozen' WHERE id = 1").ok());
     return c;
   }
+  // Sessions whose transaction waits on their client.
+  std::string idle_in_transaction() const {
+    return db_->psql("SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'");
+  }
   std::unique_ptr<PgServer> db_;
 };
 
@@ -51,18 +55,19 @@ TEST_F(PgConnectionTest, ATransactionItsFrozenClientLeftOpenEndsAndFreesTheRow) 
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_LT(waited, 10.0) << "the row was taken only after the frozen session's end";
   EXPECT_EQ(db_->psql("SELECT holder FROM runledger_leader"), "next");
+  EXPECT_EQ(idle_in_transaction(), "0") << "the frozen session was ended";
 }
 
 // Positive control: the same frozen session without the server's timeout
-// keeps the row, and the next session's update gets no answer in time.
+// keeps the row, and the next session's update gets no answer in time. (It
+// still waits on the server, and takes the row once the frozen one ends.)
 TEST_F(PgConnectionTest, WithoutTheTimeoutAFrozenSessionKeepsTheRowLocked) {
   auto frozen = frozen_holder(/*server_timeout=*/false);
   std::unique_ptr<pg::Connection> next;
   ASSERT_TRUE(pg::Connection::open(db_->dsn(), 3'000, &next).ok());
   Status st = next->query(kTakeRow, {});
   EXPECT_EQ(st.code(), Status::Code::kUnavailable) << st.ToString();
-  frozen.reset();  // the session ends, and with it the lock
-  EXPECT_EQ(db_->psql("SELECT holder FROM runledger_leader"), "");
+  EXPECT_EQ(idle_in_transaction(), "1") << "the frozen session still holds the row";
 }
 
 }  // namespace

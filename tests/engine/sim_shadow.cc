@@ -42,17 +42,17 @@ nlohmann::json entity_json(const State& s, const std::string& stream) {
   if (!name) return nullptr;
   std::string id(name->id);
   switch (name->kind) {
-    case EntityKind::kJob: {
+    case StreamKind::kJob: {
       auto it = s.jobs.by_id.find(id);
       if (it == s.jobs.by_id.end()) return nullptr;
       return {jobs::to_json(it->second), jobs::view(s, it->second)};
     }
-    case EntityKind::kConnector: {
+    case StreamKind::kConnector: {
       auto it = s.connectors.by_id.find(id);
       if (it == s.connectors.by_id.end()) return nullptr;
       return {connectors::to_json(it->second), connectors::view(it->second)};
     }
-    case EntityKind::kHold: {
+    case StreamKind::kHold: {
       auto it = s.holds.by_id.find(id);
       if (it == s.holds.by_id.end()) return nullptr;
       return {holds::to_json(it->second), holds::view(it->second)};
