@@ -14,6 +14,7 @@
 
 #include "tests/http/raw_connection.h"
 #include "tests/http/server_fixture.h"
+#include "tests/support/test_support.h"
 
 namespace runledger::testing {
 namespace {
@@ -223,7 +224,7 @@ TEST_F(NoConsoleTest, NoUiAnswersNotFoundOnEveryConsolePath) {
 // By default the server answers the console built into it: the committed
 // ui/dist, byte for byte.
 TEST_F(ServerTest, TheBuiltInConsoleIsTheCommittedBuild) {
-  const std::string dist = std::string(RL_SOURCE_DIR) + "/ui/dist";
+  const std::string dist = source_path("ui/dist");
   std::ifstream page_file(dist + "/index.html", std::ios::binary);
   ASSERT_TRUE(page_file) << "no " << dist << "/index.html";
   const std::string page((std::istreambuf_iterator<char>(page_file)),

@@ -70,15 +70,23 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-std::string bin_path(const std::string& name) {
-#ifdef RL_BIN_DIR
-  // Appended step by step: GCC 12 reports a false -Warray-bounds on the
-  // chained operator+ of a string literal here.
-  std::string path = RL_BIN_DIR;
+namespace {
+
+// `root`/`name`, appended step by step: GCC 12 reports a false
+// -Warray-bounds on the chained operator+ of a string literal here.
+std::string under(const char* root, const std::string& name) {
+  std::string path = root;
   path.append("/").append(name);
   return path;
+}
+
+}  // namespace
+
+std::string bin_path(const std::string& name) {
+#ifdef RL_BIN_DIR
+  return under(RL_BIN_DIR, name);
 #else
-  return "build/bin/" + name;
+  return under("build/bin", name);
 #endif
 }
 
@@ -91,9 +99,7 @@ long metric_in(const std::string& metrics_text, const std::string& name) {
 
 std::string source_path(const std::string& relative) {
 #ifdef RL_SOURCE_DIR
-  std::string path = RL_SOURCE_DIR;
-  path.append("/").append(relative);
-  return path;
+  return under(RL_SOURCE_DIR, relative);
 #else
   return relative;
 #endif
