@@ -1,14 +1,25 @@
-// The job's transition table as data (docs/domain.md "Jobs"): for each
-// command, the states of the latest attempt that accept it. The deciders'
-// gate (worker_gate), the `allowed` list of every refusal and the tests that
-// hold the deciders to it all read this one table.
+// The job's transition table as data (docs/domain.md "Jobs"), in two
+// halves that say the same machine from its two ends:
+//  - kCommandRules: for each command, the states of the latest attempt that
+//    accept it. The deciders' gate (worker_gate), the `allowed` list of every
+//    refusal and the tests that hold the deciders to it read it.
+//  - kEventRules: for each event, the states of the latest attempt it may be
+//    recorded in and the state it leaves it in: the attempt's legal exits.
+//    The transition checker of `runledger verify` reads it.
+// tests/tools/transition_check_test.cc holds them together: every event the
+// deciders emit, from every state a command accepts, is one the event table
+// allows, and the fold leaves the attempt where the table says.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "events/event_generated.h"
+#include "projections/event_types.h"
 #include "projections/job.h"
 
 namespace runledger::jobs::detail {
@@ -62,6 +73,79 @@ inline constexpr CommandRule kCommandRules[] = {
     {kCmdRerun, kOver},
     {kCmdCancelAck, kHeld, /*needs_cancel_requested=*/true},
 };
+
+// What an event of `type` may be recorded in and leaves behind, as states of
+// the job's latest attempt (a retry, rerun or yield opens a new one).
+struct EventRule {
+  fb::Payload type;
+  uint16_t from;  // state_bit() of each; 0 for the event that creates the job
+  uint16_t to;    // state_bit() of each it may leave; kUnchanged: it stays
+};
+
+inline constexpr uint16_t kUnchanged = 0;
+
+inline constexpr EventRule kEventRules[] = {
+    {fb::Payload::JobEnqueued, 0, state_bit(AttemptState::kQueued)},
+    {fb::Payload::JobLeased, state_bit(AttemptState::kQueued), state_bit(AttemptState::kLeased)},
+    {fb::Payload::LeaseRenewed, kHeld, kUnchanged},
+    {fb::Payload::LeaseReleased, state_bit(AttemptState::kLeased),
+     state_bit(AttemptState::kQueued)},
+    // A RUNNING attempt stays RUNNING until the AttemptStale of the same
+    // command; a LEASED one is QUEUED again.
+    {fb::Payload::LeaseExpired, kHeld,
+     state_bit(AttemptState::kQueued) | state_bit(AttemptState::kRunning)},
+    {fb::Payload::JobStarted, state_bit(AttemptState::kLeased), state_bit(AttemptState::kRunning)},
+    {fb::Payload::StepStarted, state_bit(AttemptState::kRunning), kUnchanged},
+    // A STALE attempt's step ends too: a reattach's observed exit of it.
+    {fb::Payload::StepSucceeded,
+     state_bit(AttemptState::kRunning) | state_bit(AttemptState::kStale), kUnchanged},
+    {fb::Payload::StepFailed, state_bit(AttemptState::kRunning) | state_bit(AttemptState::kStale),
+     kUnchanged},
+    {fb::Payload::CancelRequested, kHeld, kUnchanged},
+    // STALE: at the boundary a reattach's observed exit of a step makes.
+    {fb::Payload::AttemptCancelled,
+     state_bit(AttemptState::kQueued) | kHeld | state_bit(AttemptState::kStale),
+     state_bit(AttemptState::kCancelled)},
+    {fb::Payload::AttemptSucceeded, state_bit(AttemptState::kRunning),
+     state_bit(AttemptState::kSucceeded)},
+    {fb::Payload::AttemptFailed, state_bit(AttemptState::kRunning),
+     state_bit(AttemptState::kFailed)},
+    {fb::Payload::RetryScheduled, state_bit(AttemptState::kFailed),
+     state_bit(AttemptState::kQueued)},
+    {fb::Payload::RerunRequested, kOver, state_bit(AttemptState::kQueued)},
+    {fb::Payload::AttemptStale, state_bit(AttemptState::kRunning), state_bit(AttemptState::kStale)},
+    {fb::Payload::ExecutionReattached,
+     state_bit(AttemptState::kRunning) | state_bit(AttemptState::kStale),
+     state_bit(AttemptState::kRunning)},
+    // With the evidence of a hold release, STALE only (the checker says so).
+    {fb::Payload::AttemptResolved,
+     state_bit(AttemptState::kRunning) | state_bit(AttemptState::kStale),
+     state_bit(AttemptState::kSucceeded) | state_bit(AttemptState::kFailed)},
+    {fb::Payload::AttemptYielded, state_bit(AttemptState::kRunning),
+     state_bit(AttemptState::kQueued)},
+};
+
+// The rule of a job event; nullptr for any other type.
+constexpr const EventRule* event_rule(fb::Payload type) {
+  for (const EventRule& rule : kEventRules) {
+    if (rule.type == type) return &rule;
+  }
+  return nullptr;
+}
+
+// Every job event has its rule, and only one (event_types.h lists them).
+constexpr bool each_job_event_has_one_rule() {
+  size_t job_types = 0;
+  for (fb::Payload type : kEventTypes) {
+    if (event_stream_kind(type) != StreamKind::kJob) continue;
+    ++job_types;
+    size_t rules = 0;
+    for (const EventRule& rule : kEventRules) rules += rule.type == type ? 1 : 0;
+    if (rules != 1) return false;
+  }
+  return job_types == std::size(kEventRules);
+}
+static_assert(each_job_event_has_one_rule(), "each job event type has exactly one EventRule");
 
 // Whether an attempt in `state` accepts `command` (for a cancel-ack, a cancel
 // must have been requested besides: the decider says so in its refusal).

@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <initializer_list>
 #include <vector>
 
+#include "base/assert.h"
 #include "projections/event_types.h"
+#include "projections/hold.h"
+#include "projections/job_commands.h"
 #include "projections/job_decide_common.h"
 #include "projections/transition_check_internal.h"
 
@@ -27,10 +29,21 @@ std::string_view type_of(const fb::Event& e) { return fb::EnumNamePayload(e.payl
 
 std::string text(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
 
-std::string state_list(std::initializer_list<AttemptState> states) {
+std::string state_list(uint16_t states) {
   std::vector<std::string_view> names;
-  for (AttemptState st : states) names.emplace_back(jobs::to_string(st));
+  for (unsigned i = 0; i <= static_cast<unsigned>(AttemptState::kYielded); ++i) {
+    const auto st = static_cast<AttemptState>(i);
+    if ((states & jobs::detail::state_bit(st)) != 0) names.emplace_back(jobs::to_string(st));
+  }
   return fmt::format("{}", fmt::join(names, " or "));
+}
+
+// The states of the latest attempt `e` may be recorded in: the job's event
+// table (projections/job_commands.h).
+uint16_t from_states(const fb::Event& e) {
+  const jobs::detail::EventRule* rule = jobs::detail::event_rule(e.payload_type());
+  RL_ASSERT(rule != nullptr, "check_on_job() dispatches job events only");
+  return rule->from;
 }
 
 // The attempt an event names must be the latest: earlier attempts are
@@ -45,19 +58,18 @@ Status named_attempt(const fb::Event& e, const Job& j, int number, const Attempt
   return Status::Ok();
 }
 
-Status need_state(const fb::Event& e, const Attempt& a,
-                  std::initializer_list<AttemptState> allowed) {
-  if (std::find(allowed.begin(), allowed.end(), a.state) != allowed.end()) return Status::Ok();
+// The latest attempt is in a state the event's rule leaves from.
+Status need_state(const fb::Event& e, const Attempt& a) {
+  const uint16_t from = from_states(e);
+  if ((from & jobs::detail::state_bit(a.state)) != 0) return Status::Ok();
   return forbidden(e, fmt::format("attempt {} is {}, {} needs {}", a.number,
-                                  jobs::to_string(a.state), type_of(e), state_list(allowed)));
+                                  jobs::to_string(a.state), type_of(e), state_list(from)));
 }
 
-// The attempt the payload names, in one of `allowed`.
-template <typename T>
-Status attempt_in(const fb::Event& e, const Job& j, const T* ev,
-                  std::initializer_list<AttemptState> allowed, const Attempt** out) {
-  if (Status s = named_attempt(e, j, ev->attempt(), out); !s.ok()) return s;
-  return need_state(e, **out, allowed);
+// The attempt the payload names (`number`), in a state the event may leave.
+Status attempt_in(const fb::Event& e, const Job& j, int number, const Attempt** out) {
+  if (Status s = named_attempt(e, j, number, out); !s.ok()) return s;
+  return need_state(e, **out);
 }
 
 // The same step lookups the deciders make.
@@ -94,7 +106,7 @@ Status check_enqueued(const fb::Event& e, const Job* existing) {
 Status check_leased(const State& s, const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
   const auto* ev = e.payload_as_JobLeased();
-  if (Status st = attempt_in(e, j, ev, {AttemptState::kQueued}, &a); !st.ok()) return st;
+  if (Status st = attempt_in(e, j, ev->attempt(), &a); !st.ok()) return st;
   if (e.recorded_at_ms() < a->not_before_ms) {
     return forbidden(
         e, fmt::format("attempt {} may not start before {} ms", a->number, a->not_before_ms));
@@ -105,8 +117,7 @@ Status check_leased(const State& s, const fb::Event& e, const Job& j) {
 Status check_lease_expired(const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
   const auto* ev = e.payload_as_LeaseExpired();
-  if (Status st = attempt_in(e, j, ev, {AttemptState::kLeased, AttemptState::kRunning}, &a);
-      !st.ok()) {
+  if (Status st = attempt_in(e, j, ev->attempt(), &a); !st.ok()) {
     return st;
   }
   if (e.recorded_at_ms() < a->lease_expires_at_ms) {
@@ -122,8 +133,7 @@ Status check_lease_expired(const fb::Event& e, const Job& j) {
 
 Status check_started(const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
-  if (Status st = attempt_in(e, j, e.payload_as_JobStarted(), {AttemptState::kLeased}, &a);
-      !st.ok()) {
+  if (Status st = attempt_in(e, j, e.payload_as_JobStarted()->attempt(), &a); !st.ok()) {
     return st;
   }
   // A start with a cancel pending is refused and cancels the attempt instead.
@@ -134,7 +144,7 @@ Status check_started(const fb::Event& e, const Job& j) {
 Status check_step_started(const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
   const auto* ev = e.payload_as_StepStarted();
-  if (Status st = attempt_in(e, j, ev, {AttemptState::kRunning}, &a); !st.ok()) return st;
+  if (Status st = attempt_in(e, j, ev->attempt(), &a); !st.ok()) return st;
   const std::string name = text(ev->step());
   if (find_step(*a, name) == nullptr) return forbidden(e, "step " + name + " is not in the plan");
   if (const Step* running = first_in_state(*a, StepState::kRunning)) {
@@ -154,8 +164,7 @@ Status check_step_started(const fb::Event& e, const Job& j) {
 template <typename T>
 Status check_step_ended(const fb::Event& e, const Job& j, const T* ev) {
   const Attempt* a = nullptr;
-  if (Status st = attempt_in(e, j, ev, {AttemptState::kRunning, AttemptState::kStale}, &a);
-      !st.ok()) {
+  if (Status st = attempt_in(e, j, ev->attempt(), &a); !st.ok()) {
     return st;
   }
   const Step* step = find_step(*a, text(ev->step()));
@@ -170,8 +179,7 @@ Status check_step_ended(const fb::Event& e, const Job& j, const T* ev) {
 Status check_cancel_requested(const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
   const auto* ev = e.payload_as_CancelRequested();
-  if (Status st = attempt_in(e, j, ev, {AttemptState::kLeased, AttemptState::kRunning}, &a);
-      !st.ok()) {
+  if (Status st = attempt_in(e, j, ev->attempt(), &a); !st.ok()) {
     return st;
   }
   if (a->cancel_requested) return forbidden(e, "cancel was already requested");
@@ -182,11 +190,7 @@ Status check_cancelled(const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
   const auto* ev = e.payload_as_AttemptCancelled();
   // STALE: at the boundary a reattach's observed exit of a step makes.
-  if (Status st = attempt_in(e, j, ev,
-                             {AttemptState::kQueued, AttemptState::kLeased, AttemptState::kRunning,
-                              AttemptState::kStale},
-                             &a);
-      !st.ok()) {
+  if (Status st = attempt_in(e, j, ev->attempt(), &a); !st.ok()) {
     return st;
   }
   // Work that was handed out ends only where the worker honours a request.
@@ -200,7 +204,7 @@ Status check_cancelled(const fb::Event& e, const Job& j) {
 Status check_succeeded(const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
   const auto* ev = e.payload_as_AttemptSucceeded();
-  if (Status st = attempt_in(e, j, ev, {AttemptState::kRunning}, &a); !st.ok()) return st;
+  if (Status st = attempt_in(e, j, ev->attempt(), &a); !st.ok()) return st;
   for (const Step& st : a->steps) {
     if (st.state != StepState::kDone && st.state != StepState::kReused) {
       return forbidden(e, fmt::format("step {} is {}: no success before every step is done",
@@ -233,14 +237,11 @@ Status opens_next(const fb::Event& e, const Job& j, int previous, int next,
   return Status::Ok();
 }
 
-// RetryScheduled and RerunRequested open attempt latest+1 after a terminal one.
+// RetryScheduled and RerunRequested open attempt latest+1 after a terminal
+// one (a FAILED one for a retry).
 template <typename T>
 Status check_new_attempt(const fb::Event& e, const Job& j, const T* ev) {
-  const Attempt& latest = j.latest();
-  if (!jobs::is_terminal(latest.state)) {
-    return forbidden(e, fmt::format("attempt {} is {}: a new attempt needs a terminal one",
-                                    latest.number, jobs::to_string(latest.state)));
-  }
+  if (Status st = need_state(e, j.latest()); !st.ok()) return st;
   return opens_next(e, j, ev->previous_attempt(), ev->attempt(), ev->reused_steps());
 }
 
@@ -248,7 +249,7 @@ Status check_new_attempt(const fb::Event& e, const Job& j, const T* ev) {
 Status check_yielded(const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
   const auto* ev = e.payload_as_AttemptYielded();
-  if (Status st = attempt_in(e, j, ev, {AttemptState::kRunning}, &a); !st.ok()) return st;
+  if (Status st = attempt_in(e, j, ev->attempt(), &a); !st.ok()) return st;
   if (const Step* running = first_in_state(*a, StepState::kRunning)) {
     return forbidden(e, "step " + running->name + " is still RUNNING");
   }
@@ -260,10 +261,6 @@ Status check_yielded(const fb::Event& e, const Job& j) {
 Status check_retry(const fb::Event& e, const Job& j) {
   const auto* ev = e.payload_as_RetryScheduled();
   if (Status st = check_new_attempt(e, j, ev); !st.ok()) return st;
-  if (j.latest().state != AttemptState::kFailed) {
-    return forbidden(e, fmt::format("attempt {} is {}: only a FAILED attempt is retried",
-                                    j.latest().number, jobs::to_string(j.latest().state)));
-  }
   // Yielded attempts do not count against max_attempts (docs/domain.md 1.9).
   const auto counted = std::count_if(j.attempts.begin(), j.attempts.end(), [](const Attempt& a) {
     return a.state != AttemptState::kYielded;
@@ -279,8 +276,7 @@ Status check_retry(const fb::Event& e, const Job& j) {
 Status check_reattached(const State& s, const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
   const auto* ev = e.payload_as_ExecutionReattached();
-  if (Status st = attempt_in(e, j, ev, {AttemptState::kRunning, AttemptState::kStale}, &a);
-      !st.ok()) {
+  if (Status st = attempt_in(e, j, ev->attempt(), &a); !st.ok()) {
     return st;
   }
   if (a->execution_handle.empty() || a->execution_handle != text(ev->execution_handle())) {
@@ -297,13 +293,14 @@ Status check_reattached(const State& s, const fb::Event& e, const Job& j) {
 Status check_resolved(const fb::Event& e, const Job& j) {
   const Attempt* a = nullptr;
   const auto* ev = e.payload_as_AttemptResolved();
-  const std::string evidence = text(ev->evidence());
+  if (Status st = attempt_in(e, j, ev->attempt(), &a); !st.ok()) return st;
   // A hold release speaks for a STALE attempt only; an observed exit may
   // also end one still RUNNING.
-  Status st = evidence == "hold_release"
-                  ? attempt_in(e, j, ev, {AttemptState::kStale}, &a)
-                  : attempt_in(e, j, ev, {AttemptState::kRunning, AttemptState::kStale}, &a);
-  if (!st.ok()) return st;
+  if (text(ev->evidence()) == holds::kEvidenceHoldRelease && a->state != AttemptState::kStale) {
+    return forbidden(
+        e, fmt::format("attempt {} is {}, a hold release resolves a STALE attempt only", a->number,
+                       jobs::to_string(a->state)));
+  }
   const std::string outcome = text(ev->outcome());
   if (outcome != "SUCCEEDED" && outcome != "FAILED") {
     return forbidden(e, "outcome " + outcome + " is neither SUCCEEDED nor FAILED");
@@ -326,10 +323,9 @@ Status check_on_job(const State& s, const fb::Event& e, const Job& j) {
     case P::JobLeased:
       return check_leased(s, e, j);
     case P::LeaseRenewed:
-      return attempt_in(e, j, e.payload_as_LeaseRenewed(),
-                        {AttemptState::kLeased, AttemptState::kRunning}, &a);
+      return attempt_in(e, j, e.payload_as_LeaseRenewed()->attempt(), &a);
     case P::LeaseReleased:
-      return attempt_in(e, j, e.payload_as_LeaseReleased(), {AttemptState::kLeased}, &a);
+      return attempt_in(e, j, e.payload_as_LeaseReleased()->attempt(), &a);
     case P::LeaseExpired:
       return check_lease_expired(e, j);
     case P::JobStarted:
@@ -347,13 +343,13 @@ Status check_on_job(const State& s, const fb::Event& e, const Job& j) {
     case P::AttemptSucceeded:
       return check_succeeded(e, j);
     case P::AttemptFailed:
-      return attempt_in(e, j, e.payload_as_AttemptFailed(), {AttemptState::kRunning}, &a);
+      return attempt_in(e, j, e.payload_as_AttemptFailed()->attempt(), &a);
     case P::RetryScheduled:
       return check_retry(e, j);
     case P::RerunRequested:
       return check_new_attempt(e, j, e.payload_as_RerunRequested());
     case P::AttemptStale:
-      return attempt_in(e, j, e.payload_as_AttemptStale(), {AttemptState::kRunning}, &a);
+      return attempt_in(e, j, e.payload_as_AttemptStale()->attempt(), &a);
     case P::ExecutionReattached:
       return check_reattached(s, e, j);
     case P::AttemptResolved:

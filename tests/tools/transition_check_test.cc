@@ -5,7 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 #include "events/event_codec.h"
+#include "projections/job_commands.h"
+#include "projections/stream_name.h"
 #include "tests/support/test_support.h"
 
 namespace runledger::testing {
@@ -17,7 +22,8 @@ class Transitions : public ::testing::Test {
  protected:
   // Decides `c` against the state, then checks each event it emits against
   // the state before that event (a shadow fold) and folds it: the first
-  // refusal, or OK.
+  // refusal, or OK. A job event must also leave its attempt in a state its
+  // rule names (jobs::detail::kEventRules), or the fold and the table differ.
   template <typename Cmd>
   Status run(const Cmd& c) {
     Decision d = decide(g_.state, c, g_.ctx());
@@ -25,9 +31,32 @@ class Transitions : public ::testing::Test {
       const fb::Event* e = nullptr;
       if (Status s = decode_event(bytes, &e); !s.ok()) return s;
       if (Status s = check_transition(shadow_, *e); !s.ok()) return s;
+      const std::optional<jobs::AttemptState> before = latest_state(*e);
       evolve(shadow_, *e);
+      if (Status s = left_as_its_rule_says(*e, before); !s.ok()) return s;
     }
     return Status::Ok();
+  }
+  // The state of the latest attempt of the job `e` is about to change (in
+  // the shadow), if it is a job event of a job that exists.
+  std::optional<jobs::AttemptState> latest_state(const fb::Event& e) const {
+    const std::optional<StreamName> name = parse_stream(e.stream()->string_view());
+    if (!name || name->kind != StreamKind::kJob) return std::nullopt;
+    auto it = shadow_.jobs.by_id.find(std::string(name->id));
+    if (it == shadow_.jobs.by_id.end() || it->second.attempts.empty()) return std::nullopt;
+    return it->second.latest().state;
+  }
+  Status left_as_its_rule_says(const fb::Event& e, std::optional<jobs::AttemptState> before) const {
+    const jobs::detail::EventRule* rule = jobs::detail::event_rule(e.payload_type());
+    if (rule == nullptr) return Status::Ok();  // not a job event
+    const std::optional<jobs::AttemptState> after = latest_state(e);
+    if (!after) return Status::Invalid("a job event left no attempt");
+    const bool as_said = rule->to == jobs::detail::kUnchanged
+                             ? before == after
+                             : (rule->to & jobs::detail::state_bit(*after)) != 0;
+    if (as_said) return Status::Ok();
+    return Status::Invalid(std::string(fb::EnumNamePayload(e.payload_type())) + " left attempt " +
+                           jobs::to_string(*after) + ", not where its EventRule says");
   }
   // Runs `c` and expects its events allowed.
   template <typename Cmd>
@@ -339,7 +368,8 @@ TEST_F(Transitions, ARerunWhileTheLatestAttemptIsLiveIsRefused) {
   fb::RerunRequestedT e;
   e.attempt = 2;
   e.previous_attempt = 1;
-  refused("job/j1", e, "attempt 1 is RUNNING: a new attempt needs a terminal one");
+  refused("job/j1", e,
+          "attempt 1 is RUNNING, RerunRequested needs SUCCEEDED or FAILED or CANCELLED or YIELDED");
 }
 
 TEST_F(Transitions, ARetryBeyondMaxAttemptsIsRefused) {
@@ -354,6 +384,27 @@ TEST_F(Transitions, ARetryBeyondMaxAttemptsIsRefused) {
   e.attempt = 2;
   e.previous_attempt = 1;
   refused("job/j1", e, "attempt 2 exceeds max_attempts 1");
+}
+
+TEST_F(Transitions, ARetryOfAnAttemptThatDidNotFailIsRefused) {
+  running("j1", "t1", "k1");
+  allowed(jobs::StepStart{"j1", "A", "k1"});
+  allowed(jobs::StepDone{"j1", "A", "k1", ""});
+  allowed(jobs::StepStart{"j1", "B", "k1"});
+  allowed(jobs::StepDone{"j1", "B", "k1", ""});  // SUCCEEDED
+  fb::RetryScheduledT e;
+  e.attempt = 2;
+  e.previous_attempt = 1;
+  refused("job/j1", e, "attempt 1 is SUCCEEDED, RetryScheduled needs FAILED");
+}
+
+TEST_F(Transitions, AHoldReleaseResolvesOnlyAStaleAttempt) {
+  running("j1", "t1", "k1");
+  fb::AttemptResolvedT e;
+  e.attempt = 1;
+  e.outcome = "FAILED";
+  e.evidence = holds::kEvidenceHoldRelease;
+  refused("job/j1", e, "attempt 1 is RUNNING, a hold release resolves a STALE attempt only");
 }
 
 TEST_F(Transitions, AYieldWhileAStepRunsIsRefused) {
