@@ -108,10 +108,12 @@ Status Engine::open(std::shared_ptr<EventStore> store, const Clock& clock, Engin
     MutexLock lk(e->mu_);
     if (Status st = e->load_at_open(); !st.ok()) return st;
   }
-  e->writer_ = std::thread([raw = e.get()] {
-    name_this_thread("rl-writer");
-    raw->write_loop();
-  });
+  BatchWriter::Hooks hooks;
+  hooks.failed = [raw = e.get()](const Status& why) { raw->mark_write_failed(why); };
+  hooks.written = [raw = e.get()](std::unique_ptr<WriteUnit> unit, const Status& outcome) {
+    raw->on_written(std::move(unit), outcome);
+  };
+  e->writer_ = std::make_unique<BatchWriter>(*e->store_, std::move(hooks));
   e->sequencer_ = std::thread([raw = e.get()] {
     name_this_thread("rl-sequencer");
     raw->run();
@@ -305,12 +307,7 @@ void Engine::run() {
   }
   settle_write(nullptr);  // the last batch: durable, and what it finished leaves memory
   state_lk.unlock();
-  {
-    MutexLock lk(write_mu_);
-    writer_stop_ = true;
-  }
-  write_cv_.notify_all();
-  writer_.join();
+  writer_->stop();
 }
 
 // Closes the open batch, gives it to the writer and opens the next.

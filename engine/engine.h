@@ -1,11 +1,12 @@
 // Engine: the command pipeline. One sequencer thread decides every command
 // against the State, folds the events and renders the reply.
 // Everything queued while it decides forms the next batch, which it hands to
-// the writer thread to group-commit as ONE WriteBatch with sync=true; while
-// that fsync runs, the sequencer already decides the batch after it. Replies
-// (and reads, which also run on the sequencer) are released by the writer
-// only after their batch, and so every batch before it, is durable: nobody
-// ever sees state a crash could lose.
+// the writer thread (engine/batch_writer.h) to group-commit as ONE
+// WriteBatch with sync=true; while that fsync runs, the sequencer already
+// decides the batch after it. Replies (and reads, which also run on the
+// sequencer) are released by the writer only after their batch, and so
+// every batch before it, is durable: nobody ever sees state a crash could
+// lose.
 //
 // When the write ends while the sequencer sleeps, the writer hands the open
 // batch over to itself instead of waking the sequencer to do it: one thread
@@ -39,6 +40,7 @@
 
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
+#include "engine/batch_writer.h"
 #include "engine/clock.h"
 #include "engine/command.h"
 #include "engine/finished_count_stages.h"
@@ -216,18 +218,20 @@ class Engine {
   void arm_timer() RL_REQUIRES(state_mu_);
 
   // Between the sequencer and the writer (engine_commit.cc).
-  void commit(std::unique_ptr<Batch> b) RL_REQUIRES(state_mu_) RL_EXCLUDES(mu_, write_mu_);
-  bool settle_write(Batch* next) RL_REQUIRES(state_mu_) RL_EXCLUDES(write_mu_);
-  bool settle_if_written(Batch* next) RL_REQUIRES(state_mu_) RL_EXCLUDES(write_mu_);
+  void commit(std::unique_ptr<Batch> b) RL_REQUIRES(state_mu_) RL_EXCLUDES(mu_, spare_mu_);
+  bool settle_write(Batch* next) RL_REQUIRES(state_mu_);
+  bool settle_if_written(Batch* next) RL_REQUIRES(state_mu_);
   void evict_after_durable(const std::vector<std::string>& streams, const Batch* next)
       RL_REQUIRES(state_mu_);
   void refuse_batch(std::deque<Pending>& batch, const std::string& why);
   void mark_write_failed(const Status& st) RL_EXCLUDES(mu_);
   void rebuild() RL_REQUIRES(state_mu_) RL_EXCLUDES(mu_);
-  void write_loop() RL_EXCLUDES(state_mu_, mu_, write_mu_);
+  // The writer's hook once a batch's write ended (BatchWriter::Hooks).
+  void on_written(std::unique_ptr<WriteUnit> unit, const Status& outcome)
+      RL_EXCLUDES(state_mu_, mu_);
   bool take_open_batch() RL_EXCLUDES(state_mu_);
   bool snapshot_due(const Batch& b, uint64_t events_since) const RL_REQUIRES(state_mu_);
-  void store_snapshot(uint64_t seq, std::string snapshot) RL_EXCLUDES(write_mu_);
+  void store_snapshot(uint64_t seq, std::string snapshot) RL_EXCLUDES(spare_mu_);
 
   std::shared_ptr<EventStore> store_;
   const Clock& clock_;
@@ -235,7 +239,7 @@ class Engine {
   Metrics metrics_;
   // Held by whoever decides or hands over: the sequencer while it is awake,
   // the writer while it takes the open batch (take_open_batch).
-  Mutex state_mu_ RL_ACQUIRED_BEFORE(mu_, write_mu_);
+  Mutex state_mu_ RL_ACQUIRED_BEFORE(mu_, spare_mu_);
   State state_ RL_GUARDED_BY(state_mu_);
   // The requests decided since the last hand-over.
   std::unique_ptr<Batch> open_ RL_GUARDED_BY(state_mu_);
@@ -263,18 +267,13 @@ class Engine {
   std::atomic<bool> writable_{true};
   std::thread sequencer_;
 
-  // The hand-over: at most one batch with the writer at a time.
-  Mutex write_mu_;
-  std::condition_variable write_cv_;
-  std::unique_ptr<Batch> to_write_ RL_GUARDED_BY(write_mu_);
-  bool writing_ RL_GUARDED_BY(write_mu_) = false;       // to_write_ or being written
-  bool write_failed_ RL_GUARDED_BY(write_mu_) = false;  // the last one failed
-  bool writer_stop_ RL_GUARDED_BY(write_mu_) = false;
   // The last snapshot's buffer, handed back by the writer once stored: the
   // next one is encoded into it. A snapshot of many live entities is tens of
   // MB, and first-touching that much fresh memory cost more than encoding.
-  std::string spare_snapshot_ RL_GUARDED_BY(write_mu_);
-  std::thread writer_;
+  Mutex spare_mu_;
+  std::string spare_snapshot_ RL_GUARDED_BY(spare_mu_);
+  // At most one batch with it at a time; started once the State is loaded.
+  std::unique_ptr<BatchWriter> writer_;
 
   std::unique_ptr<DueTimer> timer_;
   std::unique_ptr<IdempotencyPurge> purge_;  // none when read-only

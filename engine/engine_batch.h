@@ -25,9 +25,10 @@ struct Engine::Pending {
 
 // A group commit: the requests decided while the batch before it was being
 // written (the open batch, see Engine::run) and what deciding them produced.
-struct Engine::Batch {
+// What the writer writes (WriteUnit::out) are their events, idempotency
+// records and index entries.
+struct Engine::Batch : WriteUnit {
   std::deque<Pending> requests;
-  AppendBatch out;
   std::vector<std::string> touched;  // streams with events in it; sorted, unique once decided
   // Of those, the ones finished before it touched them, with the index
   // entries of their stored views (view_index::entries_of).

@@ -41,7 +41,7 @@ void Engine::commit(std::unique_ptr<Batch> b) {
     // batch is durable, as usual. The writer stores it after the batch.
     std::string buffer;
     {
-      MutexLock lk(write_mu_);
+      MutexLock lk(spare_mu_);
       buffer = std::move(spare_snapshot_);
     }
     encode_snapshot(state_, &buffer);
@@ -56,25 +56,14 @@ void Engine::commit(std::unique_ptr<Batch> b) {
     writer_busy_ = true;
     open_requests_ = 0;  // the open batch is the next one now
   }
-  {
-    MutexLock lk(write_mu_);
-    to_write_ = std::move(b);
-    writing_ = true;
-  }
-  write_cv_.notify_all();
+  writer_->hand(std::move(b));
 }
 
 // Waits until the writer has no batch. When the last one
 // failed, `next` (decided on top of it) is refused too and the State is
 // rebuilt from the log; returns false then.
 bool Engine::settle_write(Batch* next) {
-  bool failed = false;
-  {
-    UniqueLock lk(write_mu_);
-    while (writing_) write_cv_.wait(lk.native());
-    failed = write_failed_;
-    write_failed_ = false;
-  }
+  const bool failed = writer_->settle();
   unwritten_idempotency_.writer_settled();
   if (failed) {
     writing_finished_.clear();
@@ -96,10 +85,7 @@ bool Engine::settle_write(Batch* next) {
 // `next` was decided on top of it; false when it was refused because the
 // write failed.
 bool Engine::settle_if_written(Batch* next) {
-  {
-    MutexLock lk(write_mu_);
-    if (writing_) return true;
-  }
+  if (writer_->busy()) return true;
   sort_touched(*next);  // for evict_after_durable
   return settle_write(next);
 }
@@ -163,7 +149,7 @@ void Engine::store_snapshot(uint64_t seq, std::string snapshot) {
   if (Status st = store_->put_snapshot(snapshot); !st.ok()) {
     log::warn("the projection snapshot at seq {} was not stored: {}", seq, st.ToString());
   }
-  MutexLock lk(write_mu_);
+  MutexLock lk(spare_mu_);
   spare_snapshot_ = std::move(snapshot);
 }
 
@@ -187,48 +173,32 @@ bool Engine::take_open_batch() {
   return true;
 }
 
-// Writer thread.
-void Engine::write_loop() {
-  for (;;) {
-    std::unique_ptr<Batch> b;
+// Writer thread, once settle_write() can see how the write of `unit` ended
+// (a failure was marked before: mark_write_failed).
+void Engine::on_written(std::unique_ptr<WriteUnit> unit, const Status& outcome) {
+  std::unique_ptr<Batch> b(static_cast<Batch*>(unit.release()));
+  if (outcome.ok() && !b->out.empty()) metrics_.batch(b->requests.size(), b->out.events.size());
+  if (!(outcome.ok() && take_open_batch())) {
     {
-      UniqueLock lk(write_mu_);
-      while (to_write_ == nullptr && !writer_stop_) write_cv_.wait(lk.native());
-      if (to_write_ == nullptr) return;
-      b = std::move(to_write_);
+      MutexLock lk(mu_);
+      writer_busy_ = false;
     }
-    // A batch of reads only still waits here for the one before it.
-    Status st = b->out.empty() ? Status::Ok() : store_->append(b->out);
-    if (st.ok() && !b->out.empty()) metrics_.batch(b->requests.size(), b->out.events.size());
-    if (!st.ok()) mark_write_failed(st);
-    // The sequencer learns the outcome before any client does: a request
-    // sent after a 503 is decided on the rebuilt State, never on the lost one.
-    {
-      MutexLock lk(write_mu_);
-      writing_ = false;
-      write_failed_ = !st.ok();
-    }
-    write_cv_.notify_all();
-    if (!(st.ok() && take_open_batch())) {
-      {
-        MutexLock lk(mu_);
-        writer_busy_ = false;
-      }
-      cv_.notify_all();
-    }
-    // The sequencer decides on meanwhile; the replies wait for the snapshot,
-    // so whoever got one can find it stored.
-    if (st.ok() && b->snapshot) store_snapshot(b->out.events.back().seq, std::move(*b->snapshot));
-    if (st.ok()) {
-      auto now = std::chrono::steady_clock::now();
-      for (auto& p : b->requests) {
-        double ms = std::chrono::duration<double, std::milli>(now - p.submitted).count();
-        metrics_.command(p.type, p.outcome, ms);
-        p.done(std::move(p.reply));
-      }
-    } else {
-      refuse_batch(b->requests, "the write failed and nothing was changed: " + st.ToString());
-    }
+    cv_.notify_all();
+  }
+  // The sequencer decides on meanwhile; the replies wait for the snapshot,
+  // so whoever got one can find it stored.
+  if (outcome.ok() && b->snapshot) {
+    store_snapshot(b->out.events.back().seq, std::move(*b->snapshot));
+  }
+  if (!outcome.ok()) {
+    refuse_batch(b->requests, "the write failed and nothing was changed: " + outcome.ToString());
+    return;
+  }
+  auto now = std::chrono::steady_clock::now();
+  for (auto& p : b->requests) {
+    double ms = std::chrono::duration<double, std::milli>(now - p.submitted).count();
+    metrics_.command(p.type, p.outcome, ms);
+    p.done(std::move(p.reply));
   }
 }
 
