@@ -8,8 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/pg_connection.h"
-#include "cluster/pg_schema.h"
-#include "tests/support/pg_server.h"
+#include "tests/cluster/pg_schema_fixture.h"
 
 namespace runledger::testing {
 namespace {
@@ -19,15 +18,8 @@ using Clock = std::chrono::steady_clock;
 constexpr int kFrozenTimeoutMs = 1'000;
 constexpr const char* kTakeRow = "UPDATE runledger_leader SET holder = 'next' WHERE id = 1";
 
-class PgConnectionTest : public ::testing::Test {
+class PgConnectionTest : public PgSchemaTest {
  protected:
-  void SetUp() override {
-    db_ = PgServer::start_primary();
-    ASSERT_TRUE(db_->ok()) << db_->error();
-    std::unique_ptr<pg::Connection> c;
-    ASSERT_TRUE(pg::Connection::open(db_->dsn(), 10'000, &c).ok());
-    ASSERT_TRUE(pg::ensure_schema(*c).ok());
-  }
   // A session that locks the leader row and then sends nothing more.
   std::unique_ptr<pg::Connection> frozen_holder(bool server_timeout) {
     std::unique_ptr<pg::Connection> c;
@@ -42,7 +34,6 @@ class PgConnectionTest : public ::testing::Test {
   std::string idle_in_transaction() const {
     return db_->psql("SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'");
   }
-  std::unique_ptr<PgServer> db_;
 };
 
 TEST_F(PgConnectionTest, ATransactionItsFrozenClientLeftOpenEndsAndFreesTheRow) {

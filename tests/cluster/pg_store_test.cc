@@ -6,7 +6,7 @@
 #include "base/sha256.h"
 #include "cluster/pg_schema.h"
 #include "cluster/pg_store.h"
-#include "tests/support/pg_server.h"
+#include "tests/cluster/pg_schema_fixture.h"
 #include "tests/support/test_support.h"
 
 namespace runledger::testing {
@@ -19,27 +19,24 @@ std::string record_at(int64_t ms, const std::string& rest) {
   return r + rest;
 }
 
-class PgStoreTest : public ::testing::Test {
+class PgStoreTest : public PgSchemaTest {
  protected:
   void SetUp() override {
-    db_ = PgServer::start_primary();
-    ASSERT_TRUE(db_->ok()) << db_->error();
-    std::unique_ptr<pg::Connection> c;
-    ASSERT_TRUE(pg::Connection::open(db_->dsn(), 10'000, &c).ok());
-    ASSERT_TRUE(pg::ensure_schema(*c).ok());
-    ASSERT_TRUE(pg::prepare_statements(*c).ok());
+    PgSchemaTest::SetUp();
+    if (HasFatalFailure()) return;
+    ASSERT_TRUE(pg::prepare_statements(*admin_).ok());
     pg::Result row;
-    ASSERT_TRUE(
-        c->query_prepared(pg::kAcquire,
-                          {pg::Param::text("t"), pg::Param::text(""), pg::Param::text("60")}, &row)
-            .ok());
+    ASSERT_TRUE(admin_
+                    ->query_prepared(
+                        pg::kAcquire,
+                        {pg::Param::text("t"), pg::Param::text(""), pg::Param::text("60")}, &row)
+                    .ok());
     ASSERT_EQ(row.rows(), 1);
     epoch_ = static_cast<uint64_t>(row.int64(0, 0));
     std::unique_ptr<EventStore> local;
     ASSERT_TRUE(open_rocksdb_store(dir_.path(), StoreOptions{}, &local).ok());
     store_ = std::make_unique<PgStore>(std::move(local), db_->dsn(), 10'000);
   }
-  std::unique_ptr<PgServer> db_;
   TempDir dir_;
   uint64_t epoch_ = 0;
   std::unique_ptr<PgStore> store_;
