@@ -87,7 +87,7 @@ Status Client::connect_to(const std::string& server) {
   auto http = o.cert.empty() ? std::make_unique<httplib::Client>(server)
                              : std::make_unique<httplib::Client>(server, o.cert, o.key);
   if (!http->is_valid()) return Status::Invalid("the server URL is not usable: " + server);
-  if (!o.cacert.empty()) http->set_ca_cert_path(o.cacert.c_str());
+  if (!o.cacert.empty()) http->set_ca_cert_path(o.cacert);
   http->set_connection_timeout(o.connect_timeout);
   http->set_read_timeout(o.read_timeout);
   http->set_write_timeout(o.read_timeout);
@@ -95,7 +95,7 @@ Status Client::connect_to(const std::string& server) {
   // A request's head and body leave in two writes: without this the body
   // waits for the server's delayed ACK of the head, 40 ms a call.
   http->set_tcp_nodelay(true);
-  if (!token_.empty()) http->set_bearer_token_auth(token_.c_str());
+  if (!token_.empty()) http->set_bearer_token_auth(token_);
   std::lock_guard<std::mutex> lock(http_mutex_);
   http_ = std::move(http);
   server_ = server;

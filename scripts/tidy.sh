@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# clang-tidy with .clang-tidy's checks over the layers below http/ (base,
-# events, projections, engine), with the compile commands of a clang build
-# (by default build-asan-ci, which scripts/sanitize.sh makes for CI). Fails
-# on any finding. The other folders are left out: their sources pull in
-# Boost.Asio and cpp-httplib, and tidying them would add a quarter of an
-# hour to CI on two cores.
+# clang-tidy with .clang-tidy's checks over the engine's layers (base,
+# events, projections, engine) and the parts beside them that speak to a
+# database or run a step (cluster, worker, client), with the compile
+# commands of a clang build (by default build-asan-ci, which
+# scripts/sanitize.sh makes for CI). Fails on any finding. http/, tools/ and
+# bench/ are left out: nearly every source there pulls in Boost.Asio and
+# cpp-httplib, and tidying them would add a quarter of an hour to CI on two
+# cores.
 #
 #   ./scripts/tidy.sh [BUILD_DIR]
 set -euo pipefail
@@ -20,4 +22,4 @@ if ! command -v run-clang-tidy >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends clang-tidy
 fi
 nice run-clang-tidy -p "$build" -j "${RUNLEDGER_JOBS:-2}" -quiet \
-  '/(base|events|projections|engine)/[^/]*\.cc$'
+  '/(base|events|projections|engine|cluster|worker|client)/[^/]*\.cc$'

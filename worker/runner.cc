@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -85,7 +87,9 @@ bool executable_in_path(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
   for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (::access((dir + "/" + name).c_str(), X_OK) == 0) return true;
+    dir += '/';
+    dir += name;
+    if (::access(dir.c_str(), X_OK) == 0) return true;
   }
   return false;
 }
@@ -473,14 +477,14 @@ std::vector<std::string> Runner::child_env(const std::string& step, size_t index
            {"RUNLEDGER_STEP_INDEX", std::to_string(index + 1)},
            {"RUNLEDGER_PLAN", plan},
            {"RUNLEDGER_CLIENT_TOKEN", client_token},
-           {"RUNLEDGER_STEP_TOKEN", client_token + "-" + step},
+           {"RUNLEDGER_STEP_TOKEN", fmt::format("{}-{}", client_token, step)},
            {"RUNLEDGER_WORKER", worker_},
            {"RUNLEDGER_SERVER", c_->server()},
            {"RUNLEDGER_INPUT_FILE", attempt_dir_ + "/input.json"},
            {"RUNLEDGER_PRIOR_OUTPUTS_FILE", attempt_dir_ + "/prior_outputs.json"},
            {"RUNLEDGER_RESULT_FILE", attempt_dir_ + "/" + step + ".result.json"},
            {"RUNLEDGER_CANCEL_FILE", attempt_dir_ + "/cancel"}}) {
-    env.push_back(name + "=" + value);
+    env.push_back(fmt::format("{}={}", name, value));
   }
   return env;
 }
