@@ -26,8 +26,19 @@ struct State;
 
 namespace runledger::connectors {
 
-enum class Status : uint8_t { kActive, kPaused, kError, kDeleting };
-enum class SyncStatus : uint8_t { kIdle, kRunning };
+// The legal exits of each (the fold makes them; connector_commands.h says
+// which command each accepts). A sync that started before a pause still
+// ends it: a success sets active, a failure error.
+enum class Status : uint8_t {
+  kActive,   // -> paused (an update), error (SyncFailed), deleting (delete)
+  kPaused,   // -> active (an update, SyncSucceeded), error (SyncFailed), deleting (delete)
+  kError,    // -> active (an update, SyncSucceeded), paused (an update), deleting (delete)
+  kDeleting  // -> the connector is gone (ConnectorDeleted, same command); nothing else
+};
+enum class SyncStatus : uint8_t {
+  kIdle,    // -> running (SyncStarted)
+  kRunning  // -> idle (SyncSucceeded, SyncFailed, SyncAborted, SyncLockBroken)
+};
 enum class DocStatus : uint8_t { kPending, kRunning, kIndexed, kFailed };
 
 const char* to_string(Status s);

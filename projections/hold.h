@@ -31,6 +31,8 @@ inline constexpr size_t kNoteBytesMax = 4096;
 // How a hold release resolves a STALE attempt (AttemptResolved.evidence).
 inline constexpr const char* kEvidenceHoldRelease = "hold_release";
 
+// A hold has one exit: open -> released (HoldReleased, with evidence;
+// hold_commands.h), after which it never changes.
 struct Hold {
   std::string id;
   std::string target;

@@ -1,15 +1,10 @@
 // The job model (spec: docs/domain.md section 1 and 1.8): entities, commands, the
 // pure decider, the fold and the JSON view.
 //
-// A job runs as attempts; each attempt has its own state machine:
-//   QUEUED    -> LEASED, CANCELLED
-//   LEASED    -> RUNNING, QUEUED (release, lease expiry), CANCELLED
-//   RUNNING   -> SUCCEEDED, FAILED, CANCELLED, STALE, YIELDED
-//   STALE     -> RUNNING (reattach), SUCCEEDED, FAILED (resolution with evidence),
-//                CANCELLED (a step's observed exit while a cancel was requested)
-//   SUCCEEDED, FAILED, CANCELLED, YIELDED: terminal, never change again.
-// Retries, reruns and yields are followed by new attempts. Thread-compatible: the engine's
-// sequencer is the only thread that touches a State.
+// A job runs as attempts; each attempt has its own state machine, written
+// at AttemptState below. Retries, reruns and yields are followed by new
+// attempts. Thread-compatible: the engine's sequencer is the only thread
+// that touches a State.
 #pragma once
 
 #include <cstdint>
@@ -32,15 +27,19 @@ struct State;
 
 namespace runledger::jobs {
 
+// The legal exits of each, by event; job_commands.h has them as the table
+// (kEventRules) that `runledger verify` checks and the tests hold the fold to.
 enum class AttemptState : uint8_t {
-  kQueued,
-  kLeased,
-  kRunning,
-  kStale,
-  kSucceeded,
-  kFailed,
-  kCancelled,
-  kYielded  // last: snapshots store the numeric value (projections/snapshot.fbs)
+  kQueued,     // -> LEASED (JobLeased), CANCELLED (AttemptCancelled)
+  kLeased,     // -> RUNNING (JobStarted), QUEUED (LeaseReleased, LeaseExpired), CANCELLED
+  kRunning,    // -> SUCCEEDED, FAILED, CANCELLED, STALE (AttemptStale), YIELDED (AttemptYielded)
+  kStale,      // -> RUNNING (ExecutionReattached), SUCCEEDED or FAILED (AttemptResolved),
+               //    CANCELLED (a step's observed exit while a cancel was requested)
+  kSucceeded,  // terminal: a rerun opens a new attempt
+  kFailed,     // terminal: a retry or a rerun opens a new attempt
+  kCancelled,  // terminal: a rerun opens a new attempt
+  kYielded     // terminal, the next attempt opened with it; last: snapshots store the
+               // numeric value (projections/snapshot.fbs)
 };
 enum class StepState : uint8_t { kPending, kRunning, kDone, kFailed, kReused };
 

@@ -1,6 +1,10 @@
 // The PostgreSQL store on its own, against a real server: what a leader's
 // append writes, what a standby's refuses, and the hourly purge of kept
 // replies reaching the database as well as the node's folder.
+#include <chrono>
+#include <string>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "base/sha256.h"
@@ -68,6 +72,33 @@ TEST_F(PgStoreTest, AStoreThatDoesNotLeadWritesNothingNoReplicaHolds) {
   EXPECT_EQ(db_->psql("SELECT count(*) FROM runledger_idempotency"), "0");
   std::string value;
   EXPECT_FALSE(store_->get_idempotency("k", &value).ok());
+}
+
+// The local deadline alone: the database still names this node's epoch (its
+// lease there runs for a minute), yet once the node's own deadline has
+// passed it answers no write, as another node may lead by then if its
+// clock runs ahead.
+TEST_F(PgStoreTest, ALeaderPastItsLocalDeadlineWritesNothingThoughTheDatabaseStillNamesIt) {
+  using std::chrono::milliseconds;
+  ASSERT_TRUE(
+      store_->lead(epoch_, 0, Hash{}, std::chrono::steady_clock::now() + milliseconds(300)).ok());
+  AppendBatch first;
+  first.idempotency.emplace_back("in-time", record_at(1'000, "r"));
+  ASSERT_TRUE(store_->append(first).ok());
+  std::this_thread::sleep_for(milliseconds(400));
+  AppendBatch late;
+  late.idempotency.emplace_back("too-late", record_at(2'000, "r"));
+  Status st = store_->append(late);
+  EXPECT_EQ(st.code(), Status::Code::kUnavailable) << st.ToString();
+  EXPECT_NE(st.message().find("lease ran out"), std::string::npos) << st.ToString();
+  EXPECT_EQ(db_->psql("SELECT encode(key, 'escape') FROM runledger_idempotency"), "in-time");
+  EXPECT_EQ(db_->psql("SELECT epoch FROM runledger_leader"), std::to_string(epoch_))
+      << "the database's row still names this node: the refusal was the local rule's";
+  std::string value;
+  EXPECT_FALSE(store_->get_idempotency("too-late", &value).ok());
+  // And it has stepped down: an extension of the lost epoch does not revive it.
+  store_->extend(epoch_, std::chrono::steady_clock::now() + std::chrono::seconds(50));
+  EXPECT_EQ(store_->append(late).code(), Status::Code::kUnavailable);
 }
 
 }  // namespace
