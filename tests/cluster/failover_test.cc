@@ -159,6 +159,7 @@ TEST_F(ClusterFailover, DatabaseUnreachableWritesGet503InTimeReadsGoOnWritesResu
   proxy.cut();
   const auto cut_at = SteadyClock::now();
   int writes = 0;
+  bool said_not_following = false;
   while (SteadyClock::now() - cut_at < outage) {
     const auto sent = SteadyClock::now();
     ApiReply w =
@@ -170,7 +171,16 @@ TEST_F(ClusterFailover, DatabaseUnreachableWritesGet503InTimeReadsGoOnWritesResu
     ApiReply read = api.get("/v1/jobs/before");
     EXPECT_EQ(read.status, 200) << read.body;
     EXPECT_FALSE(read.header("X-Runledger-Seq").empty());
+    // Once its lease is gone the node is a standby that cannot follow:
+    // its health says so, for a load balancer to take it out.
+    ApiReply health = api.get("/v1/health");
+    if (health.status == 503 &&
+        health.body.find("this standby does not follow the log") != std::string::npos) {
+      said_not_following = true;
+    }
   }
+  EXPECT_TRUE(said_not_following) << "/v1/health never said the node does not follow the log";
+  EXPECT_EQ(api.get("/v1/health/leader").status, 503);
   proxy.restore();
   const auto restored_at = SteadyClock::now();
   ApiReply w;
@@ -180,6 +190,7 @@ TEST_F(ClusterFailover, DatabaseUnreachableWritesGet503InTimeReadsGoOnWritesResu
     std::this_thread::sleep_for(milliseconds(100));
   }
   EXPECT_EQ(w.status, 201) << "writes did not resume within 15 s: " << w.body;
+  EXPECT_EQ(api.get("/v1/health").status, 200);
   std::printf("writes resumed %.2f s after the database came back\n",
               std::chrono::duration<double>(SteadyClock::now() - restored_at).count());
   auto problems = log_problems(*primary_);
