@@ -3,7 +3,7 @@
 // sentence it names), and the stored bytes folded afresh as a replay does.
 // The "given" half is tests/support/test_support.h's Given; each entity adds
 // its own short ways to reach a state (job_testing.h, connector_testing.h,
-// hold_test_support.h).
+// hold_testing.h).
 #pragma once
 
 #include <string>

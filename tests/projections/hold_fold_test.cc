@@ -4,7 +4,7 @@
 // of docs/api.md; adopt/evict lose nothing.
 #include <gtest/gtest.h>
 
-#include "tests/projections/hold_test_support.h"
+#include "tests/projections/hold_testing.h"
 
 namespace runledger::testing {
 namespace {

@@ -4,7 +4,7 @@
 // needs the job model: see hold_with_jobs_test.cc.
 #include <gtest/gtest.h>
 
-#include "tests/projections/hold_test_support.h"
+#include "tests/projections/hold_testing.h"
 
 namespace runledger::testing {
 namespace {

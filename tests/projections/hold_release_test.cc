@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "events/event_json.h"
-#include "tests/projections/hold_test_support.h"
+#include "tests/projections/hold_testing.h"
 
 namespace runledger::testing {
 namespace {

@@ -4,7 +4,7 @@
 // target.
 #include <gtest/gtest.h>
 
-#include "tests/projections/hold_test_support.h"
+#include "tests/projections/hold_testing.h"
 
 namespace runledger::testing {
 namespace {
