@@ -6,7 +6,9 @@ Starts runledgerd on a folder of N finished jobs (made by `runledger bench
 memory --finished-jobs N` on the first run), then R readers at once each GET
 /v1/events?limit=10000 (a few MB a reply) `--rounds` times on a keep-alive
 connection, reading each reply slowly when `--slow` (64 KiB every 10 ms),
-while a prober asks /v1/health every 100 ms. Prints the replies by status,
+while a prober asks /v1/health every 100 ms. A GET on a keep-alive
+connection the server closed while idle is sent again on a new one, as
+HTTP clients do, and counted. Prints the replies by status,
 the server's resident memory before, at its peak and 5 s after, and the
 health probe's latency. Checks its own results, never its speed: every 200
 is the page asked for (events in seq order after `after`), every 503 says
@@ -58,6 +60,7 @@ def main():
         lock = threading.Lock()
         statuses = {}
         served_bytes = [0]
+        idle_closes = [0]
         stop = threading.Event()
         rss_peak = [rss_before]
         probes = []
@@ -65,11 +68,30 @@ def main():
         def reader(i):
             rng = random.Random(i)
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            used = False
             for _ in range(a.rounds):
                 after = rng.randrange(0, max(1, last_seq - PAGE))
+                target = f"/v1/events?after={after}&limit={PAGE}"
                 try:
-                    conn.request("GET", f"/v1/events?after={after}&limit={PAGE}")
-                    r = conn.getresponse()
+                    try:
+                        conn.request("GET", target)
+                        r = conn.getresponse()
+                    except (http.client.RemoteDisconnected, ConnectionResetError,
+                            BrokenPipeError):
+                        if not used:
+                            raise
+                        # The server closed the connection while it was idle
+                        # (its keep-alive timeout runs from the moment it
+                        # handed its last reply to the kernel, and reading a
+                        # few MB slowly can outlast it): a GET is sent again
+                        # on a new connection, as HTTP clients do.
+                        with lock:
+                            idle_closes[0] += 1
+                        conn.close()
+                        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                        conn.request("GET", target)
+                        r = conn.getresponse()
+                    used = True
                     if a.slow:
                         body = bytearray()
                         while chunk := r.read(64 * 1024):
@@ -81,6 +103,7 @@ def main():
                     with lock:
                         problems.append(f"reader {i}: {e}")
                     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                    used = False
                     continue
                 with lock:
                     statuses[r.status] = statuses.get(r.status, 0) + 1
@@ -140,6 +163,8 @@ def main():
               f"{PAGE} events{' read slowly' if a.slow else ''}, in {took:.1f} s")
         print(f"  replies by status    {dict(sorted(statuses.items()))}")
         print(f"  served               {served_bytes[0] / 2**20:.0f} MiB")
+        print(f"  idle keep-alive connections the server closed, the GET sent again: "
+              f"{idle_closes[0]}")
         print(f"  server RSS MiB       before {rss_before:.0f}, peak {rss_peak[0]:.0f}, "
               f"5 s after {rss_after:.0f}")
         print(f"  /v1/health ms        p50 {percentile(probes, 0.5):.1f}, "

@@ -14,6 +14,7 @@
 
 #include "http/console.h"
 #include "http/cross_site.h"
+#include "http/free_memory.h"
 #include "http/handler_support.h"
 #include "http/request_entry.h"
 #include "http/response_head.h"
@@ -543,8 +544,12 @@ void Connection::wait_for_deadline() {
 }
 
 void Connection::uncount_reply_bytes() {
-  ctx_.counters.sub_reply_bytes(reply_bytes_counted_);
+  if (reply_bytes_counted_ == 0) return;
+  const bool burst_over =
+      ctx_.counters.sub_reply_bytes(reply_bytes_counted_, kReplyBytesBeforeRelease);
   reply_bytes_counted_ = 0;
+  // The last reply of a burst of big ones is out: what they freed goes back.
+  if (burst_over) ctx_.pool.post(return_free_memory_to_the_system);
 }
 
 void Connection::close() {

@@ -37,8 +37,21 @@ class HttpCounters {
   void dropped() { dropped_.fetch_add(1, std::memory_order_relaxed); }
 
   // Reply bytes handed to sockets and not yet written.
-  void add_reply_bytes(size_t n) { reply_bytes_.fetch_add(n, std::memory_order_relaxed); }
-  void sub_reply_bytes(size_t n) { reply_bytes_.fetch_sub(n, std::memory_order_relaxed); }
+  void add_reply_bytes(size_t n) {
+    reply_bytes_.fetch_add(n, std::memory_order_relaxed);
+    since_release_.fetch_add(n, std::memory_order_relaxed);
+  }
+  // True, once, when `n` were the last bytes in flight and at least
+  // `release_after` were written since the last time it said so: the
+  // moment to give the memory of a burst of replies back (free_memory.h).
+  bool sub_reply_bytes(size_t n, size_t release_after) {
+    if (reply_bytes_.fetch_sub(n, std::memory_order_acq_rel) != n) return false;
+    size_t since = since_release_.load(std::memory_order_relaxed);
+    while (since >= release_after) {
+      if (since_release_.compare_exchange_weak(since, 0, std::memory_order_relaxed)) return true;
+    }
+    return false;
+  }
   size_t reply_bytes() const { return reply_bytes_.load(std::memory_order_relaxed); }
 
   // The counters in the Prometheus text format.
@@ -53,6 +66,7 @@ class HttpCounters {
   std::array<std::atomic<int64_t>, kRefusals> last_logged_ms_{};
   std::atomic<uint64_t> dropped_{0};
   std::atomic<size_t> reply_bytes_{0};
+  std::atomic<size_t> since_release_{0};
 };
 
 }  // namespace runledger::http

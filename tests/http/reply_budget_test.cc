@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "http/http_counters.h"
 #include "tests/http/job_calls.h"
 #include "tests/http/raw_connection.h"
 #include "tests/http/server_fixture.h"
@@ -82,6 +83,23 @@ TEST_F(ReplyBudgetTest, ReadsOverTheBudgetAre503UntilTheSlowClientsGo) {
   EXPECT_EQ(served.status, 200) << served.body;
   // Only the metrics reply being written may still count.
   EXPECT_LT(in_flight, 4096);
+}
+
+// When a burst's memory goes back to the system (http/free_memory.h): once,
+// when its last reply is written and enough were written since the last
+// time; never while a reply is still in flight.
+TEST(ReplyBytesRelease, IsDueOnceWhenTheLastReplyOfABigEnoughBurstIsWritten) {
+  http::HttpCounters c;
+  constexpr size_t kAfter = 1000;
+  c.add_reply_bytes(600);
+  c.add_reply_bytes(600);
+  EXPECT_FALSE(c.sub_reply_bytes(600, kAfter)) << "another reply is still in flight";
+  EXPECT_TRUE(c.sub_reply_bytes(600, kAfter)) << "1,200 bytes written, none in flight";
+  c.add_reply_bytes(600);
+  EXPECT_FALSE(c.sub_reply_bytes(600, kAfter)) << "600 since the last release: too few";
+  c.add_reply_bytes(600);
+  EXPECT_TRUE(c.sub_reply_bytes(600, kAfter)) << "1,200 since the last release";
+  EXPECT_EQ(c.reply_bytes(), 0u);
 }
 
 }  // namespace
