@@ -89,6 +89,7 @@ def main():
                             idle_closes[0] += 1
                         conn.close()
                         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                        used = False
                         conn.request("GET", target)
                         r = conn.getresponse()
                     used = True
@@ -101,7 +102,8 @@ def main():
                         body = r.read()
                 except (OSError, http.client.HTTPException) as e:
                     with lock:
-                        problems.append(f"reader {i}: {e}")
+                        problems.append(f"reader {i}: {e} (on a {'reused' if used else 'new'} "
+                                    f"connection)")
                     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
                     used = False
                     continue
