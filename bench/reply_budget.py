@@ -6,7 +6,7 @@ Starts runledgerd on a folder of N finished jobs (made by `runledger bench
 memory --finished-jobs N` on the first run), then R readers at once each GET
 /v1/events?limit=10000 (a few MB a reply) `--rounds` times on a keep-alive
 connection, reading each reply slowly when `--slow` (64 KiB every 10 ms),
-while a prober asks /v1/health every 100 ms. A GET on a keep-alive
+while a prober (a process of its own) asks /v1/health every 100 ms. A GET on a keep-alive
 connection the server closed while idle is sent again on a new one, as
 HTTP clients do, and counted. Prints the replies by status,
 the server's resident memory before, at its peak and 5 s after, and the
@@ -22,6 +22,7 @@ import argparse
 import http.client
 import json
 import random
+import subprocess
 import sys
 import threading
 import time
@@ -29,6 +30,28 @@ import time
 from loopback import add_folder_args, folder_from_args, rss_mib, start_server
 
 PAGE = 10_000
+
+# Asks /v1/health every 100 ms until a line comes on stdin, then prints
+# "status:ms" for each probe.
+PROBER = """
+import http.client, sys, threading, time
+port = int(sys.argv[1])
+done = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.readline(), done.set()), daemon=True).start()
+results = []
+while not done.is_set():
+    t = time.perf_counter()
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request("GET", "/v1/health")
+        status = c.getresponse().status
+        c.close()
+    except OSError:
+        status = 0
+    results.append(f"{status}:{(time.perf_counter() - t) * 1000:.1f}")
+    time.sleep(0.1)
+print(" ".join(results))
+"""
 
 
 def percentile(values, p):
@@ -125,20 +148,20 @@ def main():
                     with lock:
                         problems.append(f"reader {i}: status {r.status}")
 
+        # The prober is a process of its own: in this one it would wait for
+        # the readers' threads to let go of the interpreter, and time that.
+        prober_process = subprocess.Popen(
+            [sys.executable, "-c", PROBER, str(port)], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True)
+
         def prober():
-            while not stop.is_set():
-                t = time.perf_counter()
-                try:
-                    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                    c.request("GET", "/v1/health")
-                    status = c.getresponse().status
-                    c.close()
-                except OSError:
-                    status = 0
-                probes.append((time.perf_counter() - t) * 1000)
-                if status != 200:
-                    problems.append(f"a health probe got {status or 'no answer in 5 s'}")
-                time.sleep(0.1)
+            stop.wait()
+            out, _ = prober_process.communicate("stop\n")
+            for line in out.split():
+                status, ms = line.split(":")
+                probes.append(float(ms))
+                if status != "200":
+                    problems.append(f"a health probe got {status if status != '0' else 'no answer in 5 s'}")
 
         def sampler():
             while not stop.is_set():

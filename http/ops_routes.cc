@@ -9,11 +9,15 @@ namespace {
 
 // GET /v1/health: 200 while this node does its part (a single node or a
 // leader that can write; a standby that follows the database), else 503.
-Reply health(Engine& engine, const ApiOptions& options) {
+// A read through the sequencer proves it is alive, not just the socket. It
+// is handed to the engine from the event loop, without a thread of the
+// blocking pool: a load of big reads can hold every one of those, and a
+// load balancer's probe must not wait for them.
+Request health(Engine& engine, const ApiOptions& options) {
   const bool clustered = static_cast<bool>(options.node_role);
   const NodeRole role = clustered ? options.node_role() : NodeRole{true, 0, 0, false, ""};
-  // A read through the sequencer proves it is alive, not just the socket.
-  Reply r = engine.read([&](const State& s, const Decision*) {
+  Request read;
+  read.render = [&engine, clustered, role](const State& s, const Decision*) {
     nlohmann::json j = {{"status", "ok"}, {"last_seq", s.last_seq}};
     if (clustered) {
       j["role"] = role.leader ? "leader" : "standby";
@@ -21,22 +25,18 @@ Reply health(Engine& engine, const ApiOptions& options) {
       if (!role.leader)
         j["lag_events"] = role.head_seen > s.last_seq ? role.head_seen - s.last_seq : 0;
     }
-    return Reply::json(200, j);
-  });
-  if (r.status != 200) return r;
-  std::string why;
-  if (role.leader && !engine.writable())
-    why = "the engine cannot write: " + engine.unavailable_reason();
-  if (!role.leader && !role.following)
-    why = "this standby does not follow the log: " + role.problem;
-  if (why.empty()) return r;
-  auto j = nlohmann::json::parse(r.body);
-  j["status"] = "unavailable";
-  j["error"] = why;
-  j["code"] = "unavailable";
-  r.status = 503;
-  r.body = j.dump();
-  return r;
+    std::string why;
+    if (role.leader && !engine.writable())
+      why = "the engine cannot write: " + engine.unavailable_reason();
+    if (!role.leader && !role.following)
+      why = "this standby does not follow the log: " + role.problem;
+    if (why.empty()) return Reply::json(200, j);
+    j["status"] = "unavailable";
+    j["error"] = why;
+    j["code"] = "unavailable";
+    return Reply::json(503, j);
+  };
+  return read;
 }
 
 }  // namespace
@@ -44,10 +44,11 @@ Reply health(Engine& engine, const ApiOptions& options) {
 void add_ops_routes(Router& router, Engine& engine, const ApiOptions& options,
                     const LiveStreams& live, const ClaimWaiters& claims,
                     const HttpCounters& counters) {
-  router.add("GET", "/v1/health",
-             [&engine, options](ApiRequest&) { return health(engine, options); });
-  // For load balancers: 200 on the node that takes writes, only.
-  router.add("GET", "/v1/health/leader", [&engine, options](ApiRequest&) {
+  router.add_command("GET", "/v1/health",
+                     [&engine, options](ApiRequest&) { return health(engine, options); });
+  // For load balancers: 200 on the node that takes writes, only. Nothing
+  // here waits: answered on the event loop.
+  router.add_command("GET", "/v1/health/leader", [&engine, options](ApiRequest&) -> Answer {
     const bool leader = !options.node_role || options.node_role().leader;
     if (!leader)
       return Reply::error(503, "not_leader", "this node is a standby", {{"role", "standby"}});
