@@ -1,7 +1,7 @@
 // BlockingPool: the threads that run the handlers which may wait (reads go
 // through the sequencer and so wait for a group commit; store scans wait on
-// the disk; a live event stream holds its thread while it streams), so the
-// event loop that serves the sockets never does.
+// the disk; the live streams' reads of new events), so the event loop that
+// serves the sockets never does.
 //
 // A fixed number of threads and a bounded queue: past `queue_max` waiting
 // tasks, post() refuses and the caller answers 503 at once.
