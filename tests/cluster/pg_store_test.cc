@@ -80,12 +80,13 @@ TEST_F(PgStoreTest, AStoreThatDoesNotLeadWritesNothingNoReplicaHolds) {
 // clock runs ahead.
 TEST_F(PgStoreTest, ALeaderPastItsLocalDeadlineWritesNothingThoughTheDatabaseStillNamesIt) {
   using std::chrono::milliseconds;
-  ASSERT_TRUE(
-      store_->lead(epoch_, 0, Hash{}, std::chrono::steady_clock::now() + milliseconds(300)).ok());
+  // Two seconds: room for the first write's connection on a busy machine.
+  const auto deadline = std::chrono::steady_clock::now() + milliseconds(2'000);
+  ASSERT_TRUE(store_->lead(epoch_, 0, Hash{}, deadline).ok());
   AppendBatch first;
   first.idempotency.emplace_back("in-time", record_at(1'000, "r"));
   ASSERT_TRUE(store_->append(first).ok());
-  std::this_thread::sleep_for(milliseconds(400));
+  std::this_thread::sleep_until(deadline + milliseconds(100));
   AppendBatch late;
   late.idempotency.emplace_back("too-late", record_at(2'000, "r"));
   Status st = store_->append(late);
