@@ -1,6 +1,7 @@
 // Log checks of the crash test: see crash_checks.h.
 #include "tests/faults/crash_checks.h"
 
+#include <functional>
 #include <set>
 
 namespace runledger::testing {
@@ -66,79 +67,125 @@ void check_group(const std::string& id, const std::vector<const json*>& group, P
   }
 }
 
+uint64_t version_in_stream(const json& e) { return e.value("version", uint64_t{0}); }
+
 }  // namespace
 
-LogIndex::LogIndex(std::vector<json> events) : events_(std::move(events)) {
+LogWindow::LogWindow(uint64_t after, std::vector<json> events)
+    : after_(after), events_(std::move(events)) {
   for (size_t i = 0; i < events_.size(); ++i) {
-    by_stream_[events_[i].value("stream", "")].push_back(i);
+    Stream& s = streams_[events_[i].value("stream", "")];
+    if (s.events.empty()) s.first_version = version_in_stream(events_[i]);
+    s.events.push_back(i);
   }
 }
 
-const json* LogIndex::at(const std::string& stream, uint64_t version) const {
-  auto it = by_stream_.find(stream);
-  if (it == by_stream_.end() || version == 0 || version > it->second.size()) return nullptr;
-  return &events_[it->second[version - 1]];
+const json* LogWindow::at(const std::string& stream, uint64_t version) const {
+  auto it = streams_.find(stream);
+  if (it == streams_.end() || version < it->second.first_version) return nullptr;
+  const uint64_t i = version - it->second.first_version;
+  return i < it->second.events.size() ? &events_[it->second.events[i]] : nullptr;
 }
 
-uint64_t LogIndex::version_of(const std::string& stream) const {
-  auto it = by_stream_.find(stream);
-  return it == by_stream_.end() ? 0 : it->second.size();
+bool LogWindow::covers(const std::string& stream, uint64_t version) const {
+  auto it = streams_.find(stream);
+  return it != streams_.end() && it->second.first_version <= version;
 }
 
-void check_gapless(const LogIndex& log, Problems* problems) {
-  std::map<std::string, uint64_t> versions;
+uint64_t LogWindow::version_of(const std::string& stream) const {
+  auto it = streams_.find(stream);
+  if (it == streams_.end()) return 0;
+  return it->second.first_version + it->second.events.size() - 1;
+}
+
+size_t LogHistory::digest(const json& event) { return std::hash<std::string>{}(event.dump()); }
+
+uint64_t LogHistory::version_of(const std::string& stream) const {
+  auto it = versions_.find(stream);
+  return it == versions_.end() ? 0 : it->second;
+}
+
+void LogHistory::add(const LogWindow& window) {
+  for (const json& e : window.events()) {
+    if (seq_of(e) <= last_seq()) continue;
+    if (seq_of(e) != last_seq() + 1) return;  // a gap, which check_gapless reports
+    digests_.push_back(digest(e));
+    versions_[e.value("stream", "")] = version_in_stream(e);
+    commands_.insert(command_of(e));
+  }
+}
+
+void check_prefix_kept(const LogHistory& seen, const LogWindow& log, Problems* problems) {
+  const uint64_t end = log.after() + log.events().size();
+  if (log.after() > seen.last_seq() || end < seen.last_seq()) {
+    problems->push_back("the log held " + std::to_string(seen.last_seq()) +
+                        " events before the kill; after it, seqs " +
+                        std::to_string(log.after() + 1) + " to " + std::to_string(end) +
+                        " were read");
+    return;
+  }
+  for (const json& e : log.events()) {
+    const uint64_t seq = seq_of(e);
+    if (seq == 0 || seq > seen.last_seq()) break;
+    if (LogHistory::digest(e) != seen.digest_at(seq)) {
+      problems->push_back("event at seq " + std::to_string(seq) +
+                          " changed across the kill; it is now " + e.dump());
+      return;
+    }
+  }
+}
+
+void check_gapless(const LogHistory& seen, const LogWindow& log, Problems* problems) {
+  std::unordered_map<std::string, uint64_t> versions;  // of the streams new events continue
   const auto& events = log.events();
   for (size_t i = 0; i < events.size(); ++i) {
     const json& e = events[i];
-    if (seq_of(e) != i + 1) {
-      problems->push_back("the log has seq " + std::to_string(seq_of(e)) + " at position " +
-                          std::to_string(i + 1));
+    const uint64_t seq = log.after() + i + 1;
+    if (seq_of(e) != seq) {
+      problems->push_back("the log has seq " + std::to_string(seq_of(e)) + " where seq " +
+                          std::to_string(seq) + " belongs");
       return;
     }
-    const uint64_t expected = ++versions[e.value("stream", "")];
-    if (e.value("version", uint64_t{0}) != expected) {
+    if (seq <= seen.last_seq()) continue;
+    const std::string stream = e.value("stream", "");
+    auto [it, first] = versions.try_emplace(stream, 0);
+    if (first) it->second = seen.version_of(stream);
+    const uint64_t expected = ++it->second;
+    if (version_in_stream(e) != expected) {
       problems->push_back("expected version " + std::to_string(expected) + ": " + e.dump());
       return;
     }
   }
 }
 
-void check_prefix_kept(const std::vector<json>& before, const LogIndex& log, Problems* problems) {
-  const auto& now = log.events();
-  if (now.size() < before.size()) {
-    problems->push_back("the log held " + std::to_string(before.size()) +
-                        " events before the kill and " + std::to_string(now.size()) + " after");
-    return;
-  }
-  for (size_t i = 0; i < before.size(); ++i) {
-    if (now[i] != before[i]) {
-      problems->push_back("event at seq " + std::to_string(i + 1) + " changed across the kill: " +
-                          before[i].dump() + " became " + now[i].dump());
-      return;
-    }
-  }
-}
-
-void check_commands_whole(const LogIndex& log, Problems* problems) {
+void check_commands_whole(const LogHistory& seen, const LogWindow& log, Problems* problems) {
   std::map<std::string, std::vector<const json*>> groups;
   for (const json& e : log.events()) {
+    if (seq_of(e) <= seen.last_seq()) continue;
     if (command_of(e).empty()) {
       problems->push_back("an event without command_id: " + e.dump());
       continue;
     }
     groups[command_of(e)].push_back(&e);
   }
-  for (const auto& [id, group] : groups) check_group(id, group, problems);
+  for (const auto& [id, group] : groups) {
+    if (seen.command_written(id)) {
+      problems->push_back("command " + id + " wrote events before the kill and again at seq " +
+                          std::to_string(seq_of(*group.front())) + ": applied twice");
+      continue;
+    }
+    check_group(id, group, problems);
+  }
 }
 
-void check_acks_in_log(const LogIndex& log, const std::vector<Ack>& acks, Problems* problems) {
+void check_acks_in_log(const LogWindow& log, std::span<const Ack> acks, Problems* problems) {
   for (const Ack& a : acks) {
     const std::string said = a.what + " on " + a.stream + " acknowledged at version " +
                              std::to_string(a.version) + (a.resent ? " (resent)" : "");
     const json* e = log.at(a.stream, a.version);
     if (e == nullptr) {
-      problems->push_back(said + " is not in the log (the stream has " +
-                          std::to_string(log.version_of(a.stream)) + " events)");
+      problems->push_back(said + " is not in the log (the stream's latest version is " +
+                          std::to_string(log.version_of(a.stream)) + ")");
       continue;
     }
     const json* next = log.at(a.stream, a.version + 1);

@@ -80,6 +80,7 @@ Ack& CrashClient::ack(const SentCommand& c, const nlohmann::json& view,
             ", not after the previous acknowledged version " + std::to_string(version_before));
   }
   views_[c.stream] = view;
+  touched_.insert(c.stream);
   return a;
 }
 

@@ -80,6 +80,8 @@ class CrashClient {
   const std::vector<Ack>& acks() const { return acks_; }
   // The last acknowledged view of each entity this client acts on.
   const std::map<std::string, nlohmann::json>& views() const { return views_; }
+  // The streams acknowledged since the last call.
+  std::set<std::string> take_touched() { return std::exchange(touched_, {}); }
   const std::optional<SentCommand>& unanswered() const { return pending_; }
   const ClientStats& stats() const { return stats_; }
   // What went wrong since the last call.
@@ -110,6 +112,7 @@ class CrashClient {
   uint64_t observed_version_ = 0;
   std::vector<Ack> acks_;
   std::map<std::string, nlohmann::json> views_;
+  std::set<std::string> touched_;
   ClientStats stats_;
   std::vector<std::string> problems_;
 };

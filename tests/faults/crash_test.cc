@@ -1,8 +1,10 @@
 // The kill -9 test (docs/performance.md "Reliability"): W1 and connector traffic
 // against a real runledgerd, SIGKILLed at random moments and restarted on the
 // same folder; see crash_driver.h for what each cycle checks.
-// The short form runs in CI; RUNLEDGER_CRASH_CYCLES=50 runs the full form,
-// RUNLEDGER_CRASH_SEED=N repeats a run's schedule.
+// The short form runs in CI; RUNLEDGER_CRASH_CYCLES=1000 runs the full form
+// (with RUNLEDGER_CRASH_FULL_CHECK_EVERY=25: the whole log is checked every
+// 25 cycles, each cycle's new events every cycle), RUNLEDGER_CRASH_SEED=N
+// repeats a run's schedule.
 #include <iostream>
 
 #include <gtest/gtest.h>
@@ -18,6 +20,7 @@ TEST(CrashTest, EveryAcknowledgedCommandSurvivesSigkillsAndNoneIsHalfApplied) {
   CrashOptions options;
   options.seed = crash_seed_from_env();
   options.cycles = crash_cycles_from_env(kShortFormCycles);
+  options.full_check_every = crash_full_check_every_from_env(1);
   std::cout << "crash seed " << options.seed << " (RUNLEDGER_CRASH_SEED=" << options.seed
             << " repeats it), " << options.cycles << " cycles" << std::endl;
 

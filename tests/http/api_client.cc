@@ -82,9 +82,8 @@ ApiReply ApiClient::del(const std::string& path, const Headers& headers) {
   return send("DELETE", path, "", headers);
 }
 
-std::vector<nlohmann::json> ApiClient::all_events() {
+std::vector<nlohmann::json> ApiClient::events_after(uint64_t after) {
   std::vector<nlohmann::json> out;
-  uint64_t after = 0;
   for (;;) {
     ApiReply r = get("/v1/events?after=" + std::to_string(after) +
                      "&limit=" + std::to_string(kEventsPageMax));

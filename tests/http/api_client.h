@@ -51,8 +51,9 @@ class ApiClient {
   ApiReply send(const std::string& method, const std::string& path, const std::string& body,
                 const Headers& headers);
 
-  // The whole global log, paged through GET /v1/events.
-  std::vector<nlohmann::json> all_events();
+  // The global log after seq `after`, paged through GET /v1/events.
+  std::vector<nlohmann::json> events_after(uint64_t after);
+  std::vector<nlohmann::json> all_events() { return events_after(0); }
   // How many events the log holds (by paging, not by trusting a counter).
   size_t event_count() { return all_events().size(); }
 
