@@ -87,6 +87,7 @@ def main():
         stop = threading.Event()
         rss_peak = [rss_before]
         probes = []
+        replies = []  # (reader, after, status, Retry-After, body)
 
         def reader(i):
             rng = random.Random(i)
@@ -130,23 +131,28 @@ def main():
                     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
                     used = False
                     continue
+                # Checked once every reader is done: parsing a few MB holds
+                # the interpreter, and the other readers would wait for it
+                # with a connection open and their request not sent, past the
+                # server's read timeout.
                 with lock:
-                    statuses[r.status] = statuses.get(r.status, 0) + 1
-                    served_bytes[0] += len(body)
-                if r.status == 200:
-                    seqs = [e["seq"] for e in json.loads(body)["events"]]
-                    want = list(range(after + 1, min(after + PAGE, last_seq) + 1))
-                    if seqs != want:
-                        with lock:
-                            problems.append(f"reader {i}: a page after {after} is not the log")
-                elif r.status == 503:
-                    if r.getheader("Retry-After") is None:
-                        with lock:
-                            problems.append(f"reader {i}: a 503 without Retry-After")
+                    replies.append((i, after, r.status, r.getheader("Retry-After"), body))
+                if r.status == 503:
                     time.sleep(1)
-                else:
-                    with lock:
-                        problems.append(f"reader {i}: status {r.status}")
+
+        def check(i, after, status, retry_after, body):
+            statuses[status] = statuses.get(status, 0) + 1
+            served_bytes[0] += len(body)
+            if status == 200:
+                seqs = [e["seq"] for e in json.loads(body)["events"]]
+                want = list(range(after + 1, min(after + PAGE, last_seq) + 1))
+                if seqs != want:
+                    problems.append(f"reader {i}: a page after {after} is not the log")
+            elif status == 503:
+                if retry_after is None:
+                    problems.append(f"reader {i}: a 503 without Retry-After")
+            else:
+                problems.append(f"reader {i}: status {status}")
 
         # The prober is a process of its own: in this one it would wait for
         # the readers' threads to let go of the interpreter, and time that.
@@ -183,6 +189,8 @@ def main():
             h.join()
         time.sleep(5)
         rss_after = rss_mib(server.pid)
+        for reply in replies:
+            check(*reply)
 
         print(f"{last_seq} events in the log; {a.readers} readers x {a.rounds} reads of "
               f"{PAGE} events{' read slowly' if a.slow else ''}, in {took:.1f} s")
