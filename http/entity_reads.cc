@@ -8,6 +8,7 @@
 #include "engine/view_index.h"
 #include "events/event_json.h"
 #include "http/handler_support.h"
+#include "http/page_build_slots.h"
 #include "projections/stream_name.h"
 
 namespace runledger::http {
@@ -60,6 +61,7 @@ Reply stream_events(Engine& engine, const ApiRequest& r, const std::string& stre
   Status st = engine.store().stream_version(stream, &version);
   if (!st.ok()) return Reply::error(503, "unavailable", "reading the log failed: " + st.ToString());
   if (version == 0) return Reply::error(404, "not_found", what + " not found");
+  const PageBuildSlot slot;
   nlohmann::json events = nlohmann::json::array();
   uint32_t last = after;
   st = engine.store().read_stream_from(stream, after, 0, [&](const fb::Event& e, std::string_view) {

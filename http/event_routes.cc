@@ -7,6 +7,7 @@
 #include "events/event_json.h"
 #include "events/keys.h"
 #include "http/handler_support.h"
+#include "http/page_build_slots.h"
 #include "http/routes.h"
 #include "projections/stream_name.h"
 
@@ -103,6 +104,7 @@ void add_event_routes(Router& router, Engine& engine) {
     // The page is written as text, one event at a time: as a document, a
     // page of 10,000 events took tens of MB a request while it was built,
     // and many big reads at once took gigabytes.
+    const PageBuildSlot slot;
     std::string body = R"({"events":[)";
     size_t count = 0;
     auto add = [&](const fb::Event& e) {
