@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -91,6 +92,10 @@ Connection::~Connection() {
 void Connection::start() {
   error_code ec;
   socket_.lowest_layer().set_option(asio::ip::tcp::no_delay(true), ec);
+  if (ctx_.options.send_buffer_bytes > 0) {
+    socket_.lowest_layer().set_option(
+        asio::socket_base::send_buffer_size(static_cast<int>(ctx_.options.send_buffer_bytes)), ec);
+  }
   // A TLS handshake counts as the first request's reading.
   arm(ctx_.options.read_timeout_ms);
   socket_.async_start([self = shared_from_this()](error_code start_ec) {
@@ -395,10 +400,25 @@ void Connection::send(Reply r) {
   // Counted until written (or the socket closes): the budget of reads.
   reply_bytes_counted_ = head_.size() + body_.size();
   ctx_.counters.add_reply_bytes(reply_bytes_counted_);
+  reply_written_ = 0;
+  write_reply();
+}
+
+// The write timeout counts from the last bytes the client took, not from
+// the start of the reply: a client on a slow link reading a page of
+// megabytes is not cut off while it reads, and one that stops reading is
+// let go after the timeout all the same.
+void Connection::write_reply() {
   arm(ctx_.options.write_timeout_ms);
-  std::array<asio::const_buffer, 2> buffers{asio::buffer(head_), asio::buffer(body_)};
-  asio::async_write(socket_, buffers, [self = shared_from_this()](error_code ec, size_t) {
+  const size_t from_head = std::min(reply_written_, head_.size());
+  std::array<asio::const_buffer, 2> rest{asio::buffer(head_) + from_head,
+                                         asio::buffer(body_) + (reply_written_ - from_head)};
+  socket_.async_write_some(rest, [self = shared_from_this()](error_code ec, size_t n) {
     if (ec) return self->close();
+    self->reply_written_ += n;
+    if (self->reply_written_ < self->head_.size() + self->body_.size()) {
+      return self->write_reply();
+    }
     self->on_written();
   });
 }

@@ -82,6 +82,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public LiveS
   void claim_again();
   void end_wait();
   void send(Reply reply);
+  // Hands the rest of the reply to the socket as the client takes it.
+  void write_reply();
   void on_written();
   void send_continue();
   // GET /v1/events/live: the stream's head, then what LiveStreams pushes.
@@ -133,6 +135,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public LiveS
   size_t reply_bytes_counted_ = 0;  // of the reply being written, in the server's count
   std::string head_;                // of the reply being written
   std::string body_;                // of the reply being written
+  size_t reply_written_ = 0;        // bytes of head_ and then body_ taken by the socket
 
   // A live stream: the chunks queued (each kept alive by its owner), and
   // those being written.

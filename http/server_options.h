@@ -28,7 +28,10 @@ struct ServerOptions {
   // over it, reads are refused with 503 and Retry-After (docs/operations.md).
   size_t reply_bytes_max = 256 << 20;
   int read_timeout_ms = 5000;   // from the first byte of a request to its end
-  int write_timeout_ms = 5000;  // for each reply
+  int write_timeout_ms = 5000;  // from the last bytes of a reply the client took
+  // Each connection's socket send buffer; 0: the kernel's, which grows to
+  // megabytes on its own. Tests set it small, so that a reply outgrows it.
+  size_t send_buffer_bytes = 0;
   int keep_alive_timeout_s = 5;
   size_t keep_alive_requests_max = 100000;
   size_t live_streams_max = 4096;  // concurrent /v1/events/live readers; beyond: 503

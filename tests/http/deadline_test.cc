@@ -148,5 +148,45 @@ TEST(SocketDeadlines, ASocketInUseOutlivesItsFirstKeepAliveDeadline) {
   EXPECT_TRUE(closed_by_server_within(conn, kDeadlineCloseWait));  // and idle, it goes after 1 s
 }
 
+// A client on a slow link: it reads a few KB at a time, steadily, and all of
+// its replies take it far longer than the write timeout. It gets every byte:
+// the timeout counts from the last bytes the client took, not from the start
+// of a reply. (One that stops reading is let go: slow_clients_test.cc.)
+TEST(SocketDeadlines, AClientReadingSlowlyButSteadilyGetsEveryReply) {
+  constexpr int kWriteTimeoutMs = 300;
+  constexpr size_t kSlowReadBytes = 128 << 10;
+  constexpr int kSmallReceiveBuffer = 4096;
+  constexpr size_t kSmallSendBuffer = 4096;
+  http::ServerOptions options =
+      deadline_options(/*read_timeout_ms=*/5000, /*keep_alive_timeout_s=*/30);
+  options.write_timeout_ms = kWriteTimeoutMs;
+  // Else the kernel's buffer takes every reply whole at once, and no write
+  // waits for the client.
+  options.send_buffer_bytes = kSmallSendBuffer;
+  DeadlineServer server(options);
+  const std::string request = request_head("GET", "/v1/openapi.json");
+  const size_t reply_bytes = round_trip(server.port(), request).size();
+  ASSERT_GT(reply_bytes, 0u);
+  const size_t replies = kSlowReadBytes / reply_bytes + 1;
+
+  RawConnection conn(server.port(), deadline_in(kReplyWait), kSmallReceiveBuffer);
+  ASSERT_TRUE(conn.connected());
+  std::string requests;
+  for (size_t i = 0; i < replies; ++i) requests += request;
+  ASSERT_TRUE(conn.send_all(requests, deadline_in(kReplyWait)));
+  const auto started = Steady::now();
+  std::string received;
+  const auto end =
+      conn.read_until(&received, deadline_in(kDeadlineCloseWait), [&](const std::string& bytes) {
+        std::this_thread::sleep_for(40ms);  // the slow link
+        return bytes.size() >= replies * reply_bytes;
+      });
+  const auto took = Steady::now() - started;
+  EXPECT_EQ(end, RawConnection::ReadEnd::kDone)
+      << received.size() << " of " << replies * reply_bytes << " bytes before the end";
+  // Else the reading did not outlast the timeout, and proved nothing.
+  EXPECT_GE(took, std::chrono::milliseconds(3 * kWriteTimeoutMs));
+}
+
 }  // namespace
 }  // namespace runledger::testing
