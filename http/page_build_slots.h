@@ -8,7 +8,8 @@
 // and the event loop, the sequencer and the writer waited for the cores with
 // them: 128 readers took the server to 480 MB and a health probe to seconds
 // (docs/performance.md, "Big reads at once"). With the builds bounded, the
-// same load is over as fast, at 90 MB, with probes answered in milliseconds.
+// same load is over as fast, under 100 MB, with probes answered in
+// milliseconds.
 // Reads that wait rather than compute (a read answered after the next group
 // commit) take no slot, and keep the pool's threads to wait in.
 // Thread-safe.
