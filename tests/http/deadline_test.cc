@@ -114,6 +114,18 @@ TEST(SocketDeadlines, AReadTimeoutSoonerThanTheKeepAliveTimeoutClosesAtTheReadTi
   EXPECT_LT(took, 15s);    // nor at the keep-alive timeout's 30 s
 }
 
+// A connection that never sends a byte is let go at the read timeout of its
+// connect: it cannot hold a place in the server for as long as it likes.
+TEST(SocketDeadlines, ANewConnectionThatSendsNothingIsClosedAtTheReadTimeout) {
+  DeadlineServer server(deadline_options(/*read_timeout_ms=*/400, /*keep_alive_timeout_s=*/30));
+  const auto started = Steady::now();
+  RawConnection conn(server.port(), deadline_in(kReplyWait));
+  ASSERT_TRUE(conn.connected());
+  EXPECT_TRUE(closed_by_server_within(conn, kDeadlineCloseWait))
+      << "open after " << kDeadlineCloseWait.count() << " s";
+  EXPECT_GE(Steady::now() - started, 350ms);  // not before the read timeout
+}
+
 // The other way round: a 1 s keep-alive wait is pending when a request
 // begins with a 3 s read timeout; that wait ending must not close the
 // socket, and the read timeout must.
