@@ -13,26 +13,20 @@
 // Server CPU is read from /proc/<pid>/stat, so phases 2 and 3 need the
 // server started here. Checks its own counts; its speed is reported, never
 // judged.
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
+#include "bench/child_process.h"
 #include "bench/result.h"
 #include "client/client.h"
 #include "tools/cli_commands.h"
-
-extern char** environ;
 
 namespace runledger::cli {
 namespace {
@@ -50,61 +44,6 @@ struct WorkBenchFlags {
   std::string server;
   bool json_out = false;
 };
-
-std::string self_dir() { return fs::read_symlink("/proc/self/exe").parent_path().string(); }
-
-int bench_free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-// Starts argv with the caller's environment less RUNLEDGER_*, stdout and
-// stderr into files.
-pid_t bench_spawn(const std::vector<std::string>& argv, const std::string& out,
-                  const std::string& err) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "RUNLEDGER_", 10) != 0) env.emplace_back(*e);
-  }
-  std::vector<char*> a, p;
-  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-  a.push_back(nullptr);
-  for (const auto& s : env) p.push_back(const_cast<char*>(s.c_str()));
-  p.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int null = ::open("/dev/null", O_RDONLY);
-    ::dup2(null, 0);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    ::execve(a[0], a.data(), p.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-// utime + stime of `pid`, in seconds.
-double cpu_seconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(stat.substr(close + 2));
-  std::vector<std::string> f;
-  for (std::string x; rest >> x;) f.push_back(x);
-  if (f.size() < 13) return 0;
-  return static_cast<double>(std::stoull(f[11]) + std::stoull(f[12])) /
-         static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
 
 class WorkBench {
  public:
@@ -139,11 +78,11 @@ bool WorkBench::start_server() {
   if (!f_.server.empty()) {
     url_ = f_.server;
   } else {
-    const int port = bench_free_port();
+    const int port = bench::free_loopback_port();
     url_ = "http://127.0.0.1:" + std::to_string(port);
-    server_ = bench_spawn({self_dir() + "/runledgerd", "--listen",
-                           "127.0.0.1:" + std::to_string(port), "--data", tmp_ + "/data"},
-                          tmp_ + "/server.out", tmp_ + "/server.err");
+    server_ = bench::spawn({bench::self_dir() + "/runledgerd", "--listen",
+                            "127.0.0.1:" + std::to_string(port), "--data", tmp_ + "/data"},
+                           tmp_ + "/server.out", tmp_ + "/server.err");
   }
   client::ClientOptions o;
   o.server = url_;
@@ -160,7 +99,7 @@ std::vector<pid_t> WorkBench::start_runners(int n, const std::string& kind,
   std::vector<pid_t> pids;
   for (int i = 0; i < n; ++i) {
     const std::string name = tmp_ + "/r" + std::to_string(++runner_seq_);
-    std::vector<std::string> argv = {self_dir() + "/runledger",
+    std::vector<std::string> argv = {bench::self_dir() + "/runledger",
                                      "work",
                                      "--kind",
                                      kind,
@@ -171,7 +110,7 @@ std::vector<pid_t> WorkBench::start_runners(int n, const std::string& kind,
                                      "--summary",
                                      "json"};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    pids.push_back(bench_spawn(argv, name + ".out", name + ".err"));
+    pids.push_back(bench::spawn(argv, name + ".out", name + ".err"));
   }
   return pids;
 }
@@ -274,10 +213,10 @@ void WorkBench::phase_heartbeats() {
   const bool running = wait_count(kind, "RUNNING", f_.heartbeat_runners, std::chrono::seconds(120));
   r_.expect(running, "every heartbeat runner runs its step");
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  const double cpu0 = cpu_seconds(server_);
+  const double cpu0 = bench::cpu_seconds(server_);
   const auto t0 = Clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(f_.window_s));
-  const double cpu = cpu_seconds(server_) - cpu0;
+  const double cpu = bench::cpu_seconds(server_) - cpu0;
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   // A heartbeat a second per runner (lease 3 s, one each third of it).
   const double heartbeats = f_.heartbeat_runners * secs;
@@ -297,18 +236,18 @@ void WorkBench::phase_idle() {
   if (f_.idle_runners == 0 || server_ <= 0) return;
   // The server alone first (its timers, its snapshot thread): what the
   // runners add is what is above it.
-  const double base0 = cpu_seconds(server_);
+  const double base0 = bench::cpu_seconds(server_);
   const auto b0 = Clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(f_.window_s));
-  const double base_pct = (cpu_seconds(server_) - base0) /
+  const double base_pct = (bench::cpu_seconds(server_) - base0) /
                           std::chrono::duration<double>(Clock::now() - b0).count() * 100;
   std::vector<pid_t> pids =
       start_runners(f_.idle_runners, "bench-idle-" + run_id_, {"--wait-s", "30", "--", "true"});
   std::this_thread::sleep_for(std::chrono::seconds(2));  // every runner waits in its claim
-  const double cpu0 = cpu_seconds(server_);
+  const double cpu0 = bench::cpu_seconds(server_);
   const auto t0 = Clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(f_.window_s));
-  const double cpu = cpu_seconds(server_) - cpu0;
+  const double cpu = bench::cpu_seconds(server_) - cpu0;
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   int alive = 0;
   for (pid_t p : pids) alive += ::kill(p, 0) == 0 ? 1 : 0;

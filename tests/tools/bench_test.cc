@@ -193,6 +193,10 @@ TEST(BenchRestart, OpensTheEngineOnTheSnapshotAndTail) {
   EXPECT_EQ(j["figures"].value("snapshot_seq", -1), 0);
   EXPECT_EQ(j["figures"].value("tail_events", 0), 1200);
   EXPECT_GT(j.value("seconds", 0.0), 0.0);
+  // Timed in a runledgerd of its own, whose log says how long the store took.
+  EXPECT_GT(j["figures"].value("server_peak_rss_bytes", 0), 0);
+  EXPECT_GT(j["figures"].value("store_open_seconds", 0.0), 0.0);
+  EXPECT_LT(j["figures"].value("store_open_seconds", 0.0), j.value("seconds", 0.0));
 }
 
 TEST(BenchLeaseExpiry, RecordsEveryLeaseThatRanOut) {
