@@ -45,7 +45,7 @@ struct Flags {
   int64_t retry_backoff_s = 1;
   std::string log_level = "info";
   bool read_only = false;
-  uint64_t snapshot_every_events = 200'000;
+  uint64_t snapshot_every_events = EngineOptions{}.snapshot_every_events;
   std::string ui_dir;
   bool no_ui = false;
   http::TlsFiles tls;

@@ -44,7 +44,7 @@ class EngineRig {
   // different commands have different times.
   static constexpr int64_t kStepMs = 1000;
 
-  explicit EngineRig(uint64_t snapshot_every_events = 200'000);
+  explicit EngineRig(uint64_t snapshot_every_events = EngineOptions{}.snapshot_every_events);
   ~EngineRig();
   EngineRig(const EngineRig&) = delete;
   EngineRig& operator=(const EngineRig&) = delete;
