@@ -59,12 +59,13 @@ void read_start_log(const std::string& path, BenchResult& r) {
 }
 
 // Polls /v1/health until it answers; its last_seq, or nothing once the
-// server exited or kReadyWait passed.
-std::optional<uint64_t> wait_ready(pid_t server, int port, std::string* why) {
+// server exited (`*exited`, reaped) or kReadyWait passed.
+std::optional<uint64_t> wait_ready(pid_t server, int port, bool* exited, std::string* why) {
   const auto deadline = SteadyClock::now() + kReadyWait;
   while (SteadyClock::now() < deadline) {
     int status = 0;
     if (::waitpid(server, &status, WNOHANG) == server) {
+      *exited = true;
       *why = fmt::format("runledgerd exited ({}) before it served", status);
       return std::nullopt;
     }
@@ -94,12 +95,15 @@ void time_restart(const std::string& dir, const GeneratedLog& g, BenchResult& r)
     return;
   }
   std::string why;
-  const std::optional<uint64_t> served_seq = wait_ready(server, port, &why);
+  bool exited = false;
+  const std::optional<uint64_t> served_seq = wait_ready(server, port, &exited, &why);
   r.seconds = seconds_since(start);
-  r.figures["server_peak_rss_bytes"] = peak_rss_bytes_of(server);
-  ::kill(server, SIGTERM);
   int status = 0;
-  ::waitpid(server, &status, 0);
+  if (!exited) {
+    r.figures["server_peak_rss_bytes"] = peak_rss_bytes_of(server);
+    ::kill(server, SIGTERM);
+    ::waitpid(server, &status, 0);
+  }
   read_start_log(server_log, r);
   std::error_code ec;
   std::filesystem::remove(server_log, ec);
