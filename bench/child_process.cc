@@ -13,6 +13,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "worker/spawn.h"
+
 extern char** environ;
 
 namespace runledger::bench {
@@ -39,26 +41,27 @@ int free_loopback_port() {
 }
 
 pid_t spawn(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
-  // Built before the fork: the child only opens files and execs.
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     if (std::strncmp(*e, "RUNLEDGER_", 10) != 0) env.emplace_back(*e);
   }
-  std::vector<char*> a, p;
-  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-  a.push_back(nullptr);
-  for (const auto& s : env) p.push_back(const_cast<char*>(s.c_str()));
-  p.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int null = ::open("/dev/null", O_RDONLY);
-    ::dup2(null, 0);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    ::execve(a[0], a.data(), p.data());
-    ::_exit(127);
+  const int in_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  pid_t pid = -1;
+  if (in_fd >= 0 && out_fd >= 0 && err_fd >= 0) {
+    // Without fork's copy of the caller's page tables, which a benchmark
+    // that just filled its heap would otherwise count as the child's start.
+    worker::SpawnSpec spec;
+    spec.argv = argv;
+    spec.env = &env;
+    spec.stdin_fd = in_fd;
+    spec.stdout_fd = out_fd;
+    spec.stderr_fd = err_fd;
+    pid = worker::spawn_program(spec);
+  }
+  for (int fd : {in_fd, out_fd, err_fd}) {
+    if (fd >= 0) ::close(fd);
   }
   return pid;
 }

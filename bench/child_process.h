@@ -18,7 +18,7 @@ std::string self_dir();
 int free_loopback_port();
 
 // Starts argv[0] (a path) with argv, stdin from /dev/null, stdout and stderr
-// into the files `out` and `err`. -1 when fork fails.
+// into the files `out` and `err`. -1 when it cannot be started.
 pid_t spawn(const std::vector<std::string>& argv, const std::string& out, const std::string& err);
 
 // utime + stime of `pid` so far, in seconds; 0 when it cannot be read.
