@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "base/free_memory.h"
 #include "engine/engine.h"
 
 namespace runledger {
@@ -47,6 +48,7 @@ class EngineRig {
   std::shared_ptr<EventStore> store_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<ClusterNode> node_;  // on PostgreSQL only
+  FreeMemoryKeeper free_memory_;       // runledgerd runs one
 };
 
 }  // namespace runledger::bench

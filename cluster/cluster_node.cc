@@ -4,9 +4,9 @@
 #include <cstring>
 
 #include "base/sha256.h"
+#include "base/thread_name.h"
 #include "cluster/pg_schema.h"
 #include "engine/log.h"
-#include "engine/thread_name.h"
 
 namespace runledger {
 namespace {

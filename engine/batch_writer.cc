@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "base/assert.h"
-#include "engine/thread_name.h"
+#include "base/thread_name.h"
 
 namespace runledger {
 

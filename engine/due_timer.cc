@@ -9,7 +9,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include "engine/thread_name.h"
+#include "base/thread_name.h"
 
 namespace runledger {
 

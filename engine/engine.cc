@@ -7,13 +7,13 @@
 
 #include "base/assert.h"
 #include "base/sha256.h"
+#include "base/thread_name.h"
 #include "engine/due_timer.h"
 #include "engine/engine_batch.h"
 #include "engine/entities.h"
 #include "engine/idempotency.h"
 #include "engine/idempotency_purge.h"
 #include "engine/log.h"
-#include "engine/thread_name.h"
 #include "engine/view_index.h"
 #include "projections/snapshot.h"
 

@@ -154,6 +154,14 @@ class EventStore {
   // index from the log in memory what the record no longer says is in the
   // family (all of it when the record is malformed).
   virtual Status index_damage() const { return Status::Ok(); }
+
+  // What the store holds in memory, by part, in bytes (for benchmarks and
+  // /metrics); empty when the store cannot tell.
+  struct MemoryPart {
+    std::string name;
+    uint64_t bytes = 0;
+  };
+  virtual std::vector<MemoryPart> memory_parts() const { return {}; }
 };
 
 // Opens (or creates) the embedded RocksDB store in `dir`.

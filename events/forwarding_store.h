@@ -60,6 +60,7 @@ class ForwardingStore : public EventStore {
   Status verify_log_checksums() const override { return inner_->verify_log_checksums(); }
   Status open_damage() const override { return inner_->open_damage(); }
   Status index_damage() const override { return inner_->index_damage(); }
+  std::vector<MemoryPart> memory_parts() const override { return inner_->memory_parts(); }
 
   EventStore& inner() { return *inner_; }
 

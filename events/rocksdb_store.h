@@ -91,6 +91,9 @@ class RocksDbStore final : public EventStore {
   Status verify_log_checksums() const override;
   Status open_damage() const override { return open_damage_; }
   Status index_damage() const override;
+  // table_readers.FAMILY (index and filter blocks held beside the block
+  // cache for each table file), memtables, block_cache.
+  std::vector<MemoryPart> memory_parts() const override;
 
  private:
   friend Status open_rocksdb_store(const std::string& dir, const StoreOptions& options,

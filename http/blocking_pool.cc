@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/thread_name.h"
+#include "base/thread_name.h"
 
 namespace runledger::http {
 

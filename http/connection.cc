@@ -13,9 +13,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "base/free_memory.h"
 #include "http/console.h"
 #include "http/cross_site.h"
-#include "http/free_memory.h"
 #include "http/handler_support.h"
 #include "http/request_entry.h"
 #include "http/response_head.h"
@@ -566,7 +566,7 @@ void Connection::wait_for_deadline() {
 void Connection::uncount_reply_bytes() {
   if (reply_bytes_counted_ == 0) return;
   const bool burst_over =
-      ctx_.counters.sub_reply_bytes(reply_bytes_counted_, kReplyBytesBeforeRelease);
+      ctx_.counters.sub_reply_bytes(reply_bytes_counted_, HttpCounters::kReplyBytesBeforeRelease);
   reply_bytes_counted_ = 0;
   // The last reply of a burst of big ones is out: what they freed goes back.
   if (burst_over) ctx_.pool.post(return_free_memory_to_the_system);

@@ -36,6 +36,10 @@ class HttpCounters {
   void refused(Refusal why);
   void dropped() { dropped_.fetch_add(1, std::memory_order_relaxed); }
 
+  // Reply bytes written since the last release after which, once no reply
+  // is in flight, the free memory is given back.
+  static constexpr size_t kReplyBytesBeforeRelease = size_t{64} << 20;
+
   // Reply bytes handed to sockets and not yet written.
   void add_reply_bytes(size_t n) {
     reply_bytes_.fetch_add(n, std::memory_order_relaxed);
@@ -43,7 +47,7 @@ class HttpCounters {
   }
   // True, once, when `n` were the last bytes in flight and at least
   // `release_after` were written since the last time it said so: the
-  // moment to give the memory of a burst of replies back (free_memory.h).
+  // moment to give the memory of a burst of replies back (base/free_memory.h).
   bool sub_reply_bytes(size_t n, size_t release_after) {
     if (reply_bytes_.fetch_sub(n, std::memory_order_acq_rel) != n) return false;
     size_t since = since_release_.load(std::memory_order_relaxed);

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/free_memory.h"
 #include "cluster/cluster_node.h"
 #include "cluster/pg_store.h"
 #include "engine/engine.h"
@@ -439,6 +440,9 @@ int server_main(int argc, char** argv) {
   ::umask(077);
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Gives back what the allocator keeps free after a load (base/free_memory.h):
+  // without it the server stays at the size of its busiest moment.
+  FreeMemoryKeeper free_memory;
 
   // The address first: a port in use stops the start before the data
   // folder is created, read or written.
