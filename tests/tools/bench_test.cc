@@ -225,6 +225,17 @@ TEST(BenchMemory, FinishedJobsLeaveMemoryAndStayReadable) {
   EXPECT_EQ(j["checks"].value("finished_jobs_readable", false), true);
   EXPECT_EQ(j["checks"].value("jobs_succeeded", 0), 30);
   EXPECT_GT(j.value("rss_bytes", 0.0), 0.0);
+  // Where the memory is: the store's parts, the heap, the RSS before the
+  // free memory was given back (at least what remains after it).
+  const auto& f = j["figures"];
+  for (const char* part : {"store_table_readers.log_bytes", "store_table_readers.views_bytes",
+                           "store_table_readers.stream_index_bytes", "store_memtables_bytes",
+                           "store_block_cache_bytes"}) {
+    EXPECT_TRUE(f.contains(part)) << part << " missing from " << f.dump();
+  }
+  EXPECT_GT(f.value("store_memtables_bytes", 0.0), 0.0);  // 30 jobs' events, not yet flushed
+  EXPECT_GT(f.value("heap_in_use_bytes", 0.0), 0.0);
+  EXPECT_GE(f.value("rss_before_release_bytes", 0.0), 0.9 * j.value("rss_bytes", 0.0));
 }
 
 TEST(BenchMemory, ChainedCallersLeaveNoFinishedJobInMemoryEither) {
