@@ -5,9 +5,11 @@
 #include "events/rocksdb_store.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
@@ -72,6 +74,10 @@ constexpr uint64_t kWalBytesMax = uint64_t{32} << 20;
 constexpr int kBackgroundJobsMax = 2;
 constexpr int kBloomBitsPerKey = 10;
 constexpr uint64_t kBytesPerSync = uint64_t{1} << 20;
+// Threads that check the log's table files at a start, beside the fold of
+// the snapshot's tail. The check of 10 M events' files takes 0.2-0.45 s of
+// one core, longer than the fold: once the fold is done, it has both.
+constexpr size_t kChecksumThreads = 2;
 
 rocksdb::CompressionType first_supported(std::initializer_list<rocksdb::CompressionType> wanted) {
   const auto supported = rocksdb::GetSupportedCompressions();
@@ -416,27 +422,43 @@ Status RocksDbStore::verify_log_checksums() const {
     if (!db_) return closed();
     db_->GetLiveFilesMetaData(&files);
   }
+  std::erase_if(files, [](const auto& f) { return f.column_family_name != keys::kLogFamily; });
+  // In seq order, so that of two damaged files the earlier one is named.
+  std::sort(files.begin(), files.end(),
+            [](const auto& a, const auto& b) { return a.smallestkey < b.smallestkey; });
   // A table file is never changed once written, and compaction deletes one
   // only after it is read: no lock is held while the files are read.
-  rocksdb::Options o(db_options(options_, env_),
-                     family_options(rocksdb::NewLRUCache(kBlockBytes * 16), Access::kScans));
-  rocksdb::ReadOptions ro;
-  ro.fill_cache = false;
-  for (const auto& f : files) {
-    if (f.column_family_name != keys::kLogFamily) continue;
-    const std::string path = f.db_path + f.name;
-    rocksdb::SstFileReader reader(o);
-    rocksdb::Status s = reader.Open(path);
-    if (s.ok()) s = reader.VerifyChecksum(ro);
-    if (s.ok()) continue;
-    if (s.IsPathNotFound()) continue;  // compacted away meanwhile: its events moved on
-    uint64_t first = 0;
-    uint64_t last = 0;
-    keys::parse_log_key(f.smallestkey, &first);
-    keys::parse_log_key(f.largestkey, &last);
-    return Status::Corruption("the table file " + path + " (seqs " + std::to_string(first) +
-                              " to " + std::to_string(last) +
-                              ") fails its checksums: " + s.ToString());
+  const rocksdb::Options o(db_options(options_, env_),
+                           family_options(rocksdb::NewLRUCache(kBlockBytes * 16), Access::kScans));
+  std::vector<Status> results(files.size());
+  std::atomic<size_t> next{0};
+  auto check_files = [&] {
+    rocksdb::ReadOptions ro;
+    ro.fill_cache = false;
+    for (size_t i = next++; i < files.size(); i = next++) {
+      const auto& f = files[i];
+      const std::string path = f.db_path + f.name;
+      rocksdb::SstFileReader reader(o);
+      rocksdb::Status s = reader.Open(path);
+      if (s.ok()) s = reader.VerifyChecksum(ro);
+      if (s.ok() || s.IsPathNotFound()) continue;  // not found: compacted away, its events moved on
+      uint64_t first = 0;
+      uint64_t last = 0;
+      keys::parse_log_key(f.smallestkey, &first);
+      keys::parse_log_key(f.largestkey, &last);
+      results[i] =
+          Status::Corruption("the table file " + path + " (seqs " + std::to_string(first) + " to " +
+                             std::to_string(last) + ") fails its checksums: " + s.ToString());
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (size_t t = 1; t < kChecksumThreads && t < files.size(); ++t)
+      helpers.emplace_back(check_files);
+    check_files();
+  }
+  for (const Status& r : results) {
+    if (!r.ok()) return r;
   }
   return Status::Ok();
 }
