@@ -114,10 +114,13 @@ Status Connection::open(const std::string& dsn, int timeout_ms, std::unique_ptr<
     st = PQconnectPoll(c);
   }
   if (PQsetnonblocking(c, 1) != 0) return conn->error("nonblocking mode", nullptr);
-  // No transaction of ours waits on its client: a batch's statements are
-  // sent together. One whose client froze while sending them (SIGSTOP, a
-  // paused VM) would hold the leader row's lock, and every takeover would
-  // wait for that lock; the server ends such a session after the timeout.
+  // A batch's statements are one transaction, which ends at its Sync, and
+  // the server runs this timeout only while it waits after a Sync: a client
+  // that froze (SIGSTOP, a paused VM) part-way through sending a batch would
+  // hold the leader row's lock for as long as it stays frozen, and every
+  // takeover would wait for it. So a batch's statements are made before the
+  // first is sent, then sent in one burst (PgStore::append); the timeout
+  // ends any transaction left open across a Sync.
   if (Status st =
           conn->exec("SET idle_in_transaction_session_timeout = " + std::to_string(timeout_ms));
       !st.ok()) {
@@ -264,8 +267,8 @@ Status Connection::pipeline_queue(const std::string& name, const std::vector<Par
     return error(name, nullptr);
   }
   ++queued_;
-  // Send as we go, so a large batch does not sit in libpq's buffer.
-  if (PQflush(c_) < 0) return error(name, nullptr);
+  // Not flushed here: libpq sends its buffer in 8 KiB pieces as it fills,
+  // and pipeline_sync() sends the rest with the Sync.
   return Status::Ok();
 }
 

@@ -169,47 +169,69 @@ Status PgStore::append_to_database(const AppendBatch& batch, const Leadership& l
   const std::string epoch = std::to_string(l.epoch);
   const std::string from = std::to_string(l.head_seq);
   const std::string to = std::to_string(to_seq);
-  Status st = conn_->pipeline_begin();
-  if (st.ok()) {
-    st = conn_->pipeline_queue(pg::kFence,
-                               {pg::Param::text(epoch), pg::Param::text(from), pg::Param::text(to),
-                                pg::Param::bytes(hash_bytes(to_hash))});
-  }
-  // Text parameters must outlive the queue call only (libpq copies them).
-  std::string seq_text, version_text, recorded_at, type, data;
+  // Every statement's parameters are made before the first one is sent.
+  // The fence takes the leader row's lock, which the server holds until the
+  // batch's Sync; a leader stopped between two of its statements (SIGSTOP, a
+  // paused VM) would hold it with no timeout, since the server's
+  // idle_in_transaction_session_timeout only starts after a Sync, and no
+  // standby could take over while it stays stopped. Made first, the
+  // statements leave in one burst of writes, not one per event between
+  // decoding and hashing the next.
+  struct EventRow {
+    std::string seq, version, recorded_at, type, data, actor, command_id;
+    Hash hash{};
+    std::string_view prev;
+  };
+  std::vector<EventRow> rows(batch.events.size());
+  Status st;
   for (size_t i = 0; st.ok() && i < batch.events.size(); ++i) {
     const EncodedEvent& ev = batch.events[i];
     const fb::Event* e = nullptr;
     st = decode_event(ev.bytes, &e);
     if (!st.ok()) break;
-    seq_text = std::to_string(ev.seq);
-    version_text = std::to_string(ev.stream_version);
-    recorded_at = format_time_ms(e->recorded_at_ms());
-    type = std::string(event_type_name(e->payload_type()));
-    data = event_data_json(*e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    const Hash hash = sha256(ev.bytes);
-    std::string_view prev(reinterpret_cast<const char*>(e->prev_hash()->data()),
-                          e->prev_hash()->size());
-    std::string actor = e->actor() ? e->actor()->str() : "";
-    std::string command_id = e->command_id() ? e->command_id()->str() : "";
-    st = conn_->pipeline_queue(
-        pg::kInsertEvent,
-        {pg::Param::text(seq_text), pg::Param::text(ev.stream), pg::Param::text(version_text),
-         pg::Param::text(type), pg::Param::text(recorded_at), pg::Param::text(actor),
-         pg::Param::text(command_id), pg::Param::text(epoch), pg::Param::text(data),
-         pg::Param::bytes(ev.bytes), pg::Param::bytes(hash_bytes(hash)), pg::Param::bytes(prev)});
+    EventRow& row = rows[i];
+    row.seq = std::to_string(ev.seq);
+    row.version = std::to_string(ev.stream_version);
+    row.recorded_at = format_time_ms(e->recorded_at_ms());
+    row.type = std::string(event_type_name(e->payload_type()));
+    row.data = event_data_json(*e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    row.hash = sha256(ev.bytes);
+    row.prev = std::string_view(reinterpret_cast<const char*>(e->prev_hash()->data()),
+                                e->prev_hash()->size());
+    row.actor = e->actor() ? e->actor()->str() : "";
+    row.command_id = e->command_id() ? e->command_id()->str() : "";
   }
-  for (size_t i = 0; st.ok() && i < batch.idempotency.size(); ++i) {
-    const auto& [key, record] = batch.idempotency[i];
+  std::vector<std::string> kept_at(batch.idempotency.size());
+  for (size_t i = 0; i < batch.idempotency.size(); ++i) {
     // The record's first 8 bytes are when it was kept (engine/idempotency.h).
+    const std::string& record = batch.idempotency[i].second;
     int64_t ms = 0;
     for (size_t b = 0; b < 8 && b < record.size(); ++b) {
       ms = (ms << 8) | static_cast<uint8_t>(record[b]);
     }
-    const std::string ms_text = std::to_string(ms);
+    kept_at[i] = std::to_string(ms);
+  }
+  if (st.ok()) st = conn_->pipeline_begin();
+  if (st.ok()) {
+    st = conn_->pipeline_queue(pg::kFence,
+                               {pg::Param::text(epoch), pg::Param::text(from), pg::Param::text(to),
+                                pg::Param::bytes(hash_bytes(to_hash))});
+  }
+  for (size_t i = 0; st.ok() && i < batch.events.size(); ++i) {
+    const EventRow& row = rows[i];
+    st = conn_->pipeline_queue(
+        pg::kInsertEvent,
+        {pg::Param::text(row.seq), pg::Param::text(batch.events[i].stream),
+         pg::Param::text(row.version), pg::Param::text(row.type), pg::Param::text(row.recorded_at),
+         pg::Param::text(row.actor), pg::Param::text(row.command_id), pg::Param::text(epoch),
+         pg::Param::text(row.data), pg::Param::bytes(batch.events[i].bytes),
+         pg::Param::bytes(hash_bytes(row.hash)), pg::Param::bytes(row.prev)});
+  }
+  for (size_t i = 0; st.ok() && i < batch.idempotency.size(); ++i) {
+    const auto& [key, record] = batch.idempotency[i];
     st = conn_->pipeline_queue(pg::kInsertIdempotency,
                                {pg::Param::bytes(key), pg::Param::bytes(record),
-                                pg::Param::text(ms_text), pg::Param::text(to)});
+                                pg::Param::text(kept_at[i]), pg::Param::text(to)});
   }
   std::string sqlstate;
   if (st.ok()) {
