@@ -21,9 +21,11 @@ uint64_t tcmalloc_property(const char* name) {
 
 }  // namespace
 
+bool tcmalloc_linked() { return MallocExtension_GetNumericProperty != nullptr; }
+
 HeapFigures heap_figures() {
   HeapFigures h;
-  if (MallocExtension_GetNumericProperty != nullptr) {
+  if (tcmalloc_linked()) {
     h.in_use_bytes = tcmalloc_property("generic.current_allocated_bytes");
     // Mapped free pages, and the free objects of the caches in front of them
     // (the unmapped pages are what a release already gave back).

@@ -24,6 +24,9 @@ struct HeapFigures {
   uint64_t free_resident_bytes = 0;
 };
 HeapFigures heap_figures();
+// Whether the process allocates through tcmalloc (the two binaries) rather
+// than the C library's malloc (tests, sanitizer builds).
+bool tcmalloc_linked();
 
 // Takes tens of milliseconds for hundreds of MB: not on an event loop.
 void return_free_memory_to_the_system();

@@ -1,7 +1,6 @@
 // Machine facts and process costs: see machine.h.
 #include "bench/machine.h"
 
-#include <dlfcn.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -11,6 +10,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "base/free_memory.h"
 
 namespace runledger::bench {
 namespace {
@@ -55,7 +56,7 @@ nlohmann::ordered_json machine_info() {
   }
   // The binary links tcmalloc or not (CMake's RUNLEDGER_ALLOCATOR); it
   // changes CPU-bound figures by a quarter or more, so a result says which.
-  m["allocator"] = dlsym(RTLD_DEFAULT, "tc_malloc") != nullptr ? "tcmalloc" : "system";
+  m["allocator"] = tcmalloc_linked() ? "tcmalloc" : "system";
   return m;
 }
 
