@@ -264,7 +264,10 @@ void ClusterNode::standby_step() {
     wait_ms(kRetryMs);
     return;
   }
-  if (free && try_acquire()) return;
+  if (free) {
+    end_stale_holders();
+    if (!conn_->broken() && try_acquire()) return;
+  }
   if (n < static_cast<int64_t>(options_.fetch_events)) wait_ms(options_.poll_ms);
 }
 
@@ -363,6 +366,25 @@ int64_t ClusterNode::follow_once(uint64_t until) {
   // More records than one fetch: the next call takes them.
   if (records.rows() == static_cast<int>(options_.fetch_events) && n == 0) return 1;
   return n;
+}
+
+void ClusterNode::end_stale_holders() {
+  const std::string wait_ms = std::to_string(options_.timeout_ms() / 2);
+  pg::Result r;
+  if (Status st = conn_->query_prepared(pg::kEndStaleHolder, {pg::Param::text(wait_ms)}, &r);
+      !st.ok()) {
+    // Without the right to end it (another role's session), the acquire
+    // waits on it as before.
+    set_problem("ending a session that holds the leader row past its lease failed: " +
+                st.message());
+    return;
+  }
+  for (int i = 0; i < r.rows(); ++i) {
+    log::warn(
+        "ended database session {}: it held the leader row past the lease (a leader frozen "
+        "in the middle of a batch); its open transaction is rolled back",
+        r.int32(i, 0));
+  }
 }
 
 bool ClusterNode::try_acquire() {

@@ -84,6 +84,9 @@ class ClusterNode {
   void lead_step();
   void standby_step();
   bool read_leader_row();
+  // Ends the database sessions that hold the leader row past its lease
+  // (pg::kEndStaleHolder), so that the acquire after it does not wait on them.
+  void end_stale_holders();
   bool try_acquire();
   bool renew();
   void become_standby(const std::string& why);

@@ -114,13 +114,13 @@ Status Connection::open(const std::string& dsn, int timeout_ms, std::unique_ptr<
     st = PQconnectPoll(c);
   }
   if (PQsetnonblocking(c, 1) != 0) return conn->error("nonblocking mode", nullptr);
-  // A batch's statements are one transaction, which ends at its Sync, and
-  // the server runs this timeout only while it waits after a Sync: a client
-  // that froze (SIGSTOP, a paused VM) part-way through sending a batch would
-  // hold the leader row's lock for as long as it stays frozen, and every
-  // takeover would wait for it. So a batch's statements are made before the
-  // first is sent, then sent in one burst (PgStore::append); the timeout
-  // ends any transaction left open across a Sync.
+  // Ends any transaction left open across a Sync. A batch's statements are
+  // one transaction, which ends at its Sync, and the server runs this
+  // timeout only while it waits after a Sync: a client frozen (SIGSTOP, a
+  // paused VM) part-way through sending a batch holds its locks for as long
+  // as it stays frozen. The leader row's lock is the one that matters; a
+  // standby ends such a session once the lease has run out
+  // (pg::kEndStaleHolder).
   if (Status st =
           conn->exec("SET idle_in_transaction_session_timeout = " + std::to_string(timeout_ms));
       !st.ok()) {

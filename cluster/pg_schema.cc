@@ -107,6 +107,21 @@ constexpr Statement kStatements[] = {
      "expires_at = now() + make_interval(secs => $3) "
      "WHERE id = 1 AND (expires_at <= now() OR holder = $1) RETURNING epoch, head_seq, head_hash",
      3},
+    // The sessions whose open transaction holds the leader row (the row's
+    // xmax is their transaction) and began before the lease ran out by the
+    // database's clock: a leader frozen in the middle of a batch, which
+    // would hold the row for as long as it stays frozen (the server's
+    // idle_in_transaction_session_timeout does not run inside a batch). Each
+    // is ended, $1 ms given for it to go: its transaction rolls back, so its
+    // batch was never written. A standby's own acquire began after the
+    // expiry and is never among them. Chosen first (MATERIALIZED), so that
+    // no session is ended on a condition not yet checked. pid of each one ended.
+    {kEndStaleHolder,
+     "WITH stale AS MATERIALIZED (SELECT a.pid FROM runledger_leader l JOIN pg_stat_activity a "
+     "ON a.backend_xid = l.xmax WHERE l.id = 1 AND l.expires_at <= now() "
+     "AND a.xact_start < l.expires_at AND a.pid <> pg_backend_pid()) "
+     "SELECT pid FROM stale WHERE pg_terminate_backend(pid, $1)",
+     1},
     {kRenew,
      "UPDATE runledger_leader SET expires_at = now() + make_interval(secs => $2) "
      "WHERE id = 1 AND epoch = $1 RETURNING head_seq",

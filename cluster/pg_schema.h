@@ -37,6 +37,7 @@ inline constexpr const char* kReadEvents = "rl_read_events";
 inline constexpr const char* kReadIdempotency = "rl_read_idempotency";
 inline constexpr const char* kLeaderRow = "rl_leader_row";
 inline constexpr const char* kAcquire = "rl_acquire";
+inline constexpr const char* kEndStaleHolder = "rl_end_stale_holder";
 inline constexpr const char* kRenew = "rl_renew";
 inline constexpr const char* kResign = "rl_resign";
 inline constexpr const char* kEventHash = "rl_event_hash";

@@ -172,11 +172,11 @@ Status PgStore::append_to_database(const AppendBatch& batch, const Leadership& l
   // Every statement's parameters are made before the first one is sent.
   // The fence takes the leader row's lock, which the server holds until the
   // batch's Sync; a leader stopped between two of its statements (SIGSTOP, a
-  // paused VM) would hold it with no timeout, since the server's
-  // idle_in_transaction_session_timeout only starts after a Sync, and no
-  // standby could take over while it stays stopped. Made first, the
-  // statements leave in one burst of writes, not one per event between
-  // decoding and hashing the next.
+  // paused VM) holds it with no timeout, since the server's
+  // idle_in_transaction_session_timeout only starts after a Sync, until a
+  // standby ends its session once the lease has run out (ClusterNode). Made
+  // first, the statements leave in one burst of writes, not one per event
+  // between decoding and hashing the next: the lock is held that briefly.
   struct EventRow {
     std::string seq, version, recorded_at, type, data, actor, command_id;
     Hash hash{};

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cluster/pg_connection.h"
 #include "tests/cluster/cluster_fixture.h"
 #include "tests/support/tcp_proxy.h"
 
@@ -145,6 +146,88 @@ TEST_F(ClusterFailover, PausedLeaderAppendsNothingAfterItsEpochAndBecomesAStandb
   problems = lost_or_doubled(*primary_, load.acknowledged());
   EXPECT_TRUE(problems.empty()) << joined(problems);
   expect_nodes_agree(c, *primary_, load.acknowledged());
+}
+
+// The nodes connect as a role without SUPERUSER, as a production setup
+// would: a node may end the sessions of its own role, and no other.
+std::string node_role_dsn(const PgServer& db) {
+  bool ok = false;
+  db.psql("CREATE ROLE rl_node LOGIN; GRANT USAGE, CREATE ON SCHEMA public TO rl_node", &ok);
+  EXPECT_TRUE(ok) << "the nodes' role could not be made";
+  std::string dsn = db.dsn();
+  const std::string user = "user=postgres";
+  dsn.replace(dsn.find(user), user.size(), "user=rl_node");
+  return dsn;
+}
+
+// A session that locks the leader row, as a batch's fence does, and then
+// sends nothing more: the writing connection of a leader frozen between a
+// batch's fence and its Sync. The server's idle-in-transaction timeout is
+// off for it, as it is in effect for a session inside a batch.
+std::unique_ptr<pg::Connection> frozen_inside_a_batch(const std::string& dsn) {
+  std::unique_ptr<pg::Connection> c;
+  Status st = pg::Connection::open(dsn, 30'000, &c);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  if (!st.ok()) return nullptr;
+  EXPECT_TRUE(c->exec("SET idle_in_transaction_session_timeout = 0").ok());
+  st = c->exec("BEGIN; UPDATE runledger_leader SET head_seq = head_seq WHERE id = 1");
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return c;
+}
+
+// A leader frozen in the middle of a batch holds the leader row's lock for
+// as long as it stays frozen. Once the lease has run out, a standby ends
+// that session (its batch rolls back, unacknowledged) and takes over.
+TEST_F(ClusterFailover, LeaderFrozenInsideABatchIsEndedByTheStandbyThatTakesOver) {
+  const std::string dsn = node_role_dsn(*primary_);
+  Cluster c(dsn, /*lease_s=*/2);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  c.start(1);
+  KeyedLoad load({c.node(0).port, c.node(1).port}, 4);
+  ASSERT_TRUE(wait_acked(load, 100, seconds(60)));
+  auto frozen = frozen_inside_a_batch(dsn);
+  ASSERT_NE(frozen, nullptr);
+  ASSERT_EQ(::kill(c.node(0).process->pid(), SIGSTOP), 0);
+  const auto stopped_at = SteadyClock::now();
+  ASSERT_TRUE(c.wait_leads(1, seconds(c.lease_s() + 5)))
+      << "node 1 did not take over from a leader frozen inside a batch";
+  std::printf("node 1 leads %.2f s after the leader froze inside a batch\n",
+              std::chrono::duration<double>(SteadyClock::now() - stopped_at).count());
+  EXPECT_FALSE(frozen->exec("SELECT 1").ok()) << "the frozen session was not ended";
+  EXPECT_NE(c.node(1).process->log().find("ended database session"), std::string::npos)
+      << "the standby did not say which session it ended";
+  size_t acked = load.acknowledged_count();
+  ASSERT_TRUE(wait_acked(load, acked + 100, seconds(60))) << "writes did not resume";
+  ASSERT_EQ(::kill(c.node(0).process->pid(), SIGCONT), 0);
+  load.stop();
+  auto problems = log_problems(*primary_);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  problems = lost_or_doubled(*primary_, load.acknowledged());
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  expect_nodes_agree(c, *primary_, load.acknowledged());
+}
+
+// Positive control: a session the nodes may not end (a superuser's) holds
+// the leader row past the lease, and no standby takes over until it ends.
+TEST_F(ClusterFailover, ASessionTheNodesMayNotEndKeepsEveryStandbyFromLeading) {
+  Cluster c(node_role_dsn(*primary_), /*lease_s=*/2);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  ApiClient api(c.node(0).port);
+  ASSERT_TRUE(
+      IsStatus(api.post("/v1/jobs", {{"id", "before"}, {"kind", "etl"}, {"target", "f"}}), 201));
+  c.start(1);
+  ASSERT_TRUE(c.wait_followed(1, head_seq(*primary_), seconds(30)));
+  auto frozen = frozen_inside_a_batch(primary_->dsn());
+  ASSERT_NE(frozen, nullptr);
+  ASSERT_EQ(::kill(c.node(0).process->pid(), SIGSTOP), 0);
+  EXPECT_FALSE(c.wait_leads(1, seconds(c.lease_s() + 5)))
+      << "node 1 took over though the leader row stayed locked";
+  EXPECT_TRUE(frozen->exec("SELECT 1").ok()) << "the superuser's session was ended";
+  frozen.reset();  // its transaction ends with it
+  EXPECT_TRUE(c.wait_leads(1, seconds(c.lease_s() + 10))) << "node 1 never took over";
+  ASSERT_EQ(::kill(c.node(0).process->pid(), SIGCONT), 0);
 }
 
 TEST_F(ClusterFailover, DatabaseUnreachableWritesGet503InTimeReadsGoOnWritesResume) {
