@@ -77,13 +77,25 @@ struct Statement {
 
 // Binary results: int8 and int4 columns are read big-endian, bytea raw.
 constexpr Statement kStatements[] = {
-    {kInsertEvent,
+    // A batch's events, each column one array (cluster/pg_array.h), in the
+    // order of the table's columns but epoch, the batch's ($1).
+    {kInsertEvents,
      "INSERT INTO runledger_log (seq, stream, version, type, recorded_at, actor, command_id, "
      "epoch, data, bytes, hash, prev_hash) "
-     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+     "SELECT seq, stream, version, type, recorded_at, actor, command_id, $1, data, bytes, hash, "
+     "prev_hash FROM unnest($2::int8[], $3::text[], $4::int4[], $5::text[], $6::timestamptz[], "
+     "$7::text[], $8::text[], $9::jsonb[], $10::bytea[], $11::bytea[], $12::bytea[]) "
+     "AS t(seq, stream, version, type, recorded_at, actor, command_id, data, bytes, hash, "
+     "prev_hash)",
      12},
+    // A batch's kept replies: keys, records, when each was kept; $4 the
+    // batch's last seq. A key twice in one batch keeps its last record (one
+    // statement may not update a row twice).
     {kInsertIdempotency,
-     "INSERT INTO runledger_idempotency (key, record, recorded_ms, seq) VALUES ($1, $2, $3, $4) "
+     "INSERT INTO runledger_idempotency (key, record, recorded_ms, seq) "
+     "SELECT DISTINCT ON (key) key, record, recorded_ms, $4 "
+     "FROM unnest($1::bytea[], $2::bytea[], $3::int8[]) WITH ORDINALITY "
+     "AS t(key, record, recorded_ms, n) ORDER BY key, n DESC "
      "ON CONFLICT (key) DO UPDATE SET record = EXCLUDED.record, recorded_ms = "
      "EXCLUDED.recorded_ms, seq = EXCLUDED.seq, id = nextval('runledger_idempotency_id')",
      4},

@@ -30,7 +30,7 @@ inline constexpr int kSchemaVersion = 1;
 Status ensure_schema(Connection& c);
 
 // Prepared statements, by name (prepare_statements() prepares them).
-inline constexpr const char* kInsertEvent = "rl_insert_event";
+inline constexpr const char* kInsertEvents = "rl_insert_events";
 inline constexpr const char* kInsertIdempotency = "rl_insert_idempotency";
 inline constexpr const char* kFence = "rl_fence";
 inline constexpr const char* kReadEvents = "rl_read_events";

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "base/sha256.h"
-#include "base/time_text.h"
 #include "cluster/pg_schema.h"
 #include "engine/log.h"
 #include "events/event_json.h"
@@ -146,7 +145,7 @@ Status PgStore::append(const AppendBatch& batch) {
   return st;
 }
 
-// REQUIRES: conn_mu_. One round trip: the fence, every event, every record,
+// REQUIRES: conn_mu_. One round trip: the fence, the events, the records,
 // then the Sync that commits them as one implicit transaction, or rolls all
 // of it back at the first error.
 Status PgStore::append_to_database(const AppendBatch& batch, const Leadership& l,
@@ -161,7 +160,7 @@ Status PgStore::append_to_database(const AppendBatch& batch, const Leadership& l
     }
   }
   uint64_t to_seq = l.head_seq;
-  Hash to_hash = l.head_hash;
+  Hash to_hash = l.head_hash;  // the batch's last event's
   if (!batch.events.empty()) {
     to_seq = batch.events.back().seq;
     to_hash = sha256(batch.events.back().bytes);
@@ -175,41 +174,40 @@ Status PgStore::append_to_database(const AppendBatch& batch, const Leadership& l
   // paused VM) holds it with no timeout, since the server's
   // idle_in_transaction_session_timeout only starts after a Sync, until a
   // standby ends its session once the lease has run out (ClusterNode). Made
-  // first, the statements leave in one burst of writes, not one per event
-  // between decoding and hashing the next: the lock is held that briefly.
-  struct EventRow {
-    std::string seq, version, recorded_at, type, data, actor, command_id;
-    Hash hash{};
-    std::string_view prev;
-  };
-  std::vector<EventRow> rows(batch.events.size());
+  // first, the three statements (the fence, the events, the kept replies,
+  // each column of a batch one array) leave in one burst of writes.
+  EventColumns& c = columns_;
+  c.clear();
   Status st;
   for (size_t i = 0; st.ok() && i < batch.events.size(); ++i) {
     const EncodedEvent& ev = batch.events[i];
     const fb::Event* e = nullptr;
     st = decode_event(ev.bytes, &e);
     if (!st.ok()) break;
-    EventRow& row = rows[i];
-    row.seq = std::to_string(ev.seq);
-    row.version = std::to_string(ev.stream_version);
-    row.recorded_at = format_time_ms(e->recorded_at_ms());
-    row.type = std::string(event_type_name(e->payload_type()));
-    row.data = event_data_json(*e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    row.hash = sha256(ev.bytes);
-    row.prev = std::string_view(reinterpret_cast<const char*>(e->prev_hash()->data()),
-                                e->prev_hash()->size());
-    row.actor = e->actor() ? e->actor()->str() : "";
-    row.command_id = e->command_id() ? e->command_id()->str() : "";
+    c.seq.add_int8(static_cast<int64_t>(ev.seq));
+    c.stream.add(ev.stream);
+    c.version.add_int4(static_cast<int32_t>(ev.stream_version));
+    c.type.add(event_type_name(e->payload_type()));
+    c.recorded_at.add_timestamptz_ms(e->recorded_at_ms());
+    c.actor.add(e->actor() ? e->actor()->string_view() : std::string_view());
+    c.command_id.add(e->command_id() ? e->command_id()->string_view() : std::string_view());
+    c.data.add_jsonb(
+        event_data_json(*e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    c.bytes.add(ev.bytes);
+    const Hash h = i + 1 == batch.events.size() ? to_hash : sha256(ev.bytes);
+    c.hash.add(hash_bytes(h));
+    c.prev_hash.add(std::string_view(reinterpret_cast<const char*>(e->prev_hash()->data()),
+                                     e->prev_hash()->size()));
   }
-  std::vector<std::string> kept_at(batch.idempotency.size());
-  for (size_t i = 0; i < batch.idempotency.size(); ++i) {
+  for (const auto& [key, record] : batch.idempotency) {
     // The record's first 8 bytes are when it was kept (engine/idempotency.h).
-    const std::string& record = batch.idempotency[i].second;
     int64_t ms = 0;
     for (size_t b = 0; b < 8 && b < record.size(); ++b) {
       ms = (ms << 8) | static_cast<uint8_t>(record[b]);
     }
-    kept_at[i] = std::to_string(ms);
+    c.key.add(key);
+    c.record.add(record);
+    c.kept_ms.add_int8(ms);
   }
   if (st.ok()) st = conn_->pipeline_begin();
   if (st.ok()) {
@@ -217,21 +215,20 @@ Status PgStore::append_to_database(const AppendBatch& batch, const Leadership& l
                                {pg::Param::text(epoch), pg::Param::text(from), pg::Param::text(to),
                                 pg::Param::bytes(hash_bytes(to_hash))});
   }
-  for (size_t i = 0; st.ok() && i < batch.events.size(); ++i) {
-    const EventRow& row = rows[i];
+  if (st.ok() && !batch.events.empty()) {
     st = conn_->pipeline_queue(
-        pg::kInsertEvent,
-        {pg::Param::text(row.seq), pg::Param::text(batch.events[i].stream),
-         pg::Param::text(row.version), pg::Param::text(row.type), pg::Param::text(row.recorded_at),
-         pg::Param::text(row.actor), pg::Param::text(row.command_id), pg::Param::text(epoch),
-         pg::Param::text(row.data), pg::Param::bytes(batch.events[i].bytes),
-         pg::Param::bytes(hash_bytes(row.hash)), pg::Param::bytes(row.prev)});
+        pg::kInsertEvents,
+        {pg::Param::text(epoch), pg::Param::bytes(c.seq.bytes()),
+         pg::Param::bytes(c.stream.bytes()), pg::Param::bytes(c.version.bytes()),
+         pg::Param::bytes(c.type.bytes()), pg::Param::bytes(c.recorded_at.bytes()),
+         pg::Param::bytes(c.actor.bytes()), pg::Param::bytes(c.command_id.bytes()),
+         pg::Param::bytes(c.data.bytes()), pg::Param::bytes(c.bytes.bytes()),
+         pg::Param::bytes(c.hash.bytes()), pg::Param::bytes(c.prev_hash.bytes())});
   }
-  for (size_t i = 0; st.ok() && i < batch.idempotency.size(); ++i) {
-    const auto& [key, record] = batch.idempotency[i];
+  if (st.ok() && !batch.idempotency.empty()) {
     st = conn_->pipeline_queue(pg::kInsertIdempotency,
-                               {pg::Param::bytes(key), pg::Param::bytes(record),
-                                pg::Param::text(kept_at[i]), pg::Param::text(to)});
+                               {pg::Param::bytes(c.key.bytes()), pg::Param::bytes(c.record.bytes()),
+                                pg::Param::bytes(c.kept_ms.bytes()), pg::Param::text(to)});
   }
   std::string sqlstate;
   if (st.ok()) {

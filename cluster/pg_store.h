@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/pg_array.h"
 #include "cluster/pg_connection.h"
 #include "engine/engine.h"
 #include "events/forwarding_store.h"
@@ -89,6 +90,24 @@ class PgStore final : public ForwardingStore {
   // lead()'s to replace.
   std::mutex conn_mu_;
   std::unique_ptr<pg::Connection> conn_;  // GUARDED_BY(conn_mu_)
+  // A batch's columns (pg::kInsertEvents, pg::kInsertIdempotency), kept
+  // from one batch to the next so that their buffers are not made anew.
+  struct EventColumns {
+    pg::BinaryArray seq{pg::Element::kInt8}, stream{pg::Element::kText},
+        version{pg::Element::kInt4}, type{pg::Element::kText},
+        recorded_at{pg::Element::kTimestamptz}, actor{pg::Element::kText},
+        command_id{pg::Element::kText}, data{pg::Element::kJsonb}, bytes{pg::Element::kBytea},
+        hash{pg::Element::kBytea}, prev_hash{pg::Element::kBytea};
+    pg::BinaryArray key{pg::Element::kBytea}, record{pg::Element::kBytea},
+        kept_ms{pg::Element::kInt8};
+    void clear() {
+      for (pg::BinaryArray* a : {&seq, &stream, &version, &type, &recorded_at, &actor, &command_id,
+                                 &data, &bytes, &hash, &prev_hash, &key, &record, &kept_ms}) {
+        a->clear();
+      }
+    }
+  };
+  EventColumns columns_;  // GUARDED_BY(conn_mu_)
 
   mutable std::mutex mu_;
   std::optional<Leadership> lead_;                        // GUARDED_BY(mu_)

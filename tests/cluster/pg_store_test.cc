@@ -64,6 +64,23 @@ TEST_F(PgStoreTest, ALeadersPurgeDeletesOldKeptRepliesInTheDatabaseToo) {
   EXPECT_TRUE(store_->get_idempotency("new-key", &value).ok());
 }
 
+// The records of one batch are written by one statement, which may not
+// update a row twice: a key twice in a batch keeps its last record.
+TEST_F(PgStoreTest, AKeyTwiceInOneBatchKeepsItsLastRecord) {
+  ASSERT_TRUE(
+      store_->lead(epoch_, 0, Hash{}, std::chrono::steady_clock::now() + std::chrono::seconds(50))
+          .ok());
+  AppendBatch b;
+  b.idempotency.emplace_back("k", record_at(1'000, "first"));
+  b.idempotency.emplace_back("other", record_at(1'000, "other"));
+  b.idempotency.emplace_back("k", record_at(2'000, "last"));
+  Status st = store_->append(b);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(db_->psql("SELECT encode(substr(record, 9), 'escape') || ' ' || recorded_ms FROM "
+                      "runledger_idempotency ORDER BY key"),
+            "last 2000\nother 1000");
+}
+
 TEST_F(PgStoreTest, AStoreThatDoesNotLeadWritesNothingNoReplicaHolds) {
   AppendBatch b;
   b.idempotency.emplace_back("k", record_at(1'000, "r"));

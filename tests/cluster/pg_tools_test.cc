@@ -16,7 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "base/sha256.h"
+#include "cluster/pg_connection.h"
 #include "cluster/pg_log_store.h"
+#include "events/event_codec.h"
+#include "events/event_json.h"
 #include "events/event_store.h"
 #include "tests/support/pg_server.h"
 #include "tests/support/server_process.h"
@@ -206,6 +209,40 @@ class PgToolsRowGuard {
   PgServer& pg_;
   const std::string seq_;
 };
+
+// The SQL view users read (docs/cluster.md "The SQL view") shows each
+// event's own fields: what its bytes say, column by column.
+TEST_F(PgTools, TheSqlViewShowsWhatEachEventsBytesSay) {
+  std::unique_ptr<pg::Connection> c;
+  ASSERT_TRUE(pg::Connection::open(dsn(), 10'000, &c).ok());
+  pg::Result r;
+  Status st = c->query(
+      "SELECT l.bytes, v.stream, v.version, v.type, "
+      "(extract(epoch FROM v.recorded_at) * 1000)::int8, v.actor, v.command_id, v.data::text, "
+      "v.hash, v.prev_hash FROM runledger_events v JOIN runledger_log l USING (seq) ORDER BY seq",
+      {}, &r);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_EQ(static_cast<uint64_t>(r.rows()), log_->events());
+  std::map<std::string, int> types;
+  for (int i = 0; i < r.rows(); ++i) {
+    const std::string bytes(r.bytes(i, 0));
+    const fb::Event* e = nullptr;
+    ASSERT_TRUE(decode_event(bytes, &e).ok()) << "row " << i;
+    SCOPED_TRACE("seq " + std::to_string(e->seq()));
+    EXPECT_EQ(r.bytes(i, 1), e->stream()->string_view());
+    EXPECT_EQ(static_cast<uint32_t>(r.int32(i, 2)), e->stream_version());
+    EXPECT_EQ(r.bytes(i, 3), event_type_name(e->payload_type()));
+    EXPECT_EQ(r.int64(i, 4), e->recorded_at_ms());
+    EXPECT_EQ(r.bytes(i, 5), e->actor()->string_view());
+    EXPECT_EQ(r.bytes(i, 6), e->command_id()->string_view());
+    EXPECT_EQ(json::parse(r.bytes(i, 7)), event_data_json(*e));
+    EXPECT_EQ(r.bytes(i, 8), sha256_hex(bytes));
+    EXPECT_EQ(r.bytes(i, 9), to_hex(e->prev_hash()->data(), e->prev_hash()->size()));
+    ++types[std::string(event_type_name(e->payload_type()))];
+  }
+  // Jobs, steps, a connector's sync and a hold: more than a few kinds.
+  EXPECT_GE(types.size(), 10u);
+}
 
 TEST_F(PgTools, VerifyOfTheDatabaseIsCleanAndCountsEveryEvent) {
   const std::string ok = "ok: " + std::to_string(log_->events()) + " events, ";
