@@ -67,6 +67,16 @@ void expect_nodes_agree(Cluster& c, const PgServer& db, const std::set<std::stri
   }
 }
 
+// The checks of docs/cluster.md after a fault: the log is whole, every
+// acknowledged command is there once, and every node folds to the log.
+void expect_nothing_lost(Cluster& c, const PgServer& db, const std::set<std::string>& acked) {
+  auto problems = log_problems(db);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  problems = lost_or_doubled(db, acked);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+  expect_nodes_agree(c, db, acked);
+}
+
 class ClusterFailover : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -102,12 +112,7 @@ TEST_F(ClusterFailover, LeaderKilledUnderLoadLosesNothingAndAStandbyLeadsWithinT
     acked = load.acknowledged_count();
   }
   load.stop();
-  const auto all = load.acknowledged();
-  auto problems = log_problems(*primary_);
-  EXPECT_TRUE(problems.empty()) << joined(problems);
-  problems = lost_or_doubled(*primary_, all);
-  EXPECT_TRUE(problems.empty()) << joined(problems);
-  expect_nodes_agree(c, *primary_, all);
+  expect_nothing_lost(c, *primary_, load.acknowledged());
 }
 
 TEST_F(ClusterFailover, PausedLeaderAppendsNothingAfterItsEpochAndBecomesAStandby) {
@@ -141,11 +146,7 @@ TEST_F(ClusterFailover, PausedLeaderAppendsNothingAfterItsEpochAndBecomesAStandb
   acked = load.acknowledged_count();
   ASSERT_TRUE(wait_acked(load, acked + 50, seconds(60)));
   load.stop();
-  auto problems = log_problems(*primary_);
-  EXPECT_TRUE(problems.empty()) << joined(problems);
-  problems = lost_or_doubled(*primary_, load.acknowledged());
-  EXPECT_TRUE(problems.empty()) << joined(problems);
-  expect_nodes_agree(c, *primary_, load.acknowledged());
+  expect_nothing_lost(c, *primary_, load.acknowledged());
 }
 
 // The nodes connect as a role without SUPERUSER, as a production setup
@@ -201,11 +202,7 @@ TEST_F(ClusterFailover, LeaderFrozenInsideABatchIsEndedByTheStandbyThatTakesOver
   ASSERT_TRUE(wait_acked(load, acked + 100, seconds(60))) << "writes did not resume";
   ASSERT_EQ(::kill(c.node(0).process->pid(), SIGCONT), 0);
   load.stop();
-  auto problems = log_problems(*primary_);
-  EXPECT_TRUE(problems.empty()) << joined(problems);
-  problems = lost_or_doubled(*primary_, load.acknowledged());
-  EXPECT_TRUE(problems.empty()) << joined(problems);
-  expect_nodes_agree(c, *primary_, load.acknowledged());
+  expect_nothing_lost(c, *primary_, load.acknowledged());
 }
 
 // Positive control: a session the nodes may not end (a superuser's) holds
@@ -276,11 +273,7 @@ TEST_F(ClusterFailover, DatabaseUnreachableWritesGet503InTimeReadsGoOnWritesResu
   EXPECT_EQ(api.get("/v1/health").status, 200);
   std::printf("writes resumed %.2f s after the database came back\n",
               std::chrono::duration<double>(SteadyClock::now() - restored_at).count());
-  auto problems = log_problems(*primary_);
-  EXPECT_TRUE(problems.empty()) << joined(problems);
-  problems = lost_or_doubled(*primary_, {"before", "after"});
-  EXPECT_TRUE(problems.empty()) << joined(problems);
-  expect_nodes_agree(c, *primary_, {"before", "after"});
+  expect_nothing_lost(c, *primary_, {"before", "after"});
 }
 
 // Both PostgreSQL servers in the DSN: libpq connects to the one that takes
@@ -305,11 +298,7 @@ TEST_F(ClusterFailover, PrimaryKilledAndSynchronousStandbyPromotedLosesNoAcknowl
   size_t acked = load.acknowledged_count();
   ASSERT_TRUE(wait_acked(load, acked + 100, seconds(60))) << "writes did not resume";
   load.stop();
-  auto problems = log_problems(*standby);
-  EXPECT_TRUE(problems.empty()) << joined(problems);
-  problems = lost_or_doubled(*standby, load.acknowledged());
-  EXPECT_TRUE(problems.empty()) << joined(problems);
-  expect_nodes_agree(c, *standby, load.acknowledged());
+  expect_nothing_lost(c, *standby, load.acknowledged());
 }
 
 // The positive control of the test above: with asynchronous replication

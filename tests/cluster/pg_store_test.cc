@@ -41,15 +41,18 @@ class PgStoreTest : public PgSchemaTest {
     ASSERT_TRUE(open_rocksdb_store(dir_.path(), StoreOptions{}, &local).ok());
     store_ = std::make_unique<PgStore>(std::move(local), db_->dsn(), 10'000);
   }
+  // Leads from an empty log, for longer than a test runs.
+  Status lead() {
+    return store_->lead(epoch_, 0, Hash{},
+                        std::chrono::steady_clock::now() + std::chrono::seconds(50));
+  }
   TempDir dir_;
   uint64_t epoch_ = 0;
   std::unique_ptr<PgStore> store_;
 };
 
 TEST_F(PgStoreTest, ALeadersPurgeDeletesOldKeptRepliesInTheDatabaseToo) {
-  ASSERT_TRUE(
-      store_->lead(epoch_, 0, Hash{}, std::chrono::steady_clock::now() + std::chrono::seconds(50))
-          .ok());
+  ASSERT_TRUE(lead().ok());
   AppendBatch b;
   b.idempotency.emplace_back("old-key", record_at(1'000, "old"));
   b.idempotency.emplace_back("new-key", record_at(9'000, "new"));
@@ -67,9 +70,7 @@ TEST_F(PgStoreTest, ALeadersPurgeDeletesOldKeptRepliesInTheDatabaseToo) {
 // The records of one batch are written by one statement, which may not
 // update a row twice: a key twice in a batch keeps its last record.
 TEST_F(PgStoreTest, AKeyTwiceInOneBatchKeepsItsLastRecord) {
-  ASSERT_TRUE(
-      store_->lead(epoch_, 0, Hash{}, std::chrono::steady_clock::now() + std::chrono::seconds(50))
-          .ok());
+  ASSERT_TRUE(lead().ok());
   AppendBatch b;
   b.idempotency.emplace_back("k", record_at(1'000, "first"));
   b.idempotency.emplace_back("other", record_at(1'000, "other"));
