@@ -67,7 +67,16 @@ ApiUnderTest& api_for_next_input() {
   std::abort();
 }
 
-void check_well_formed(const RequestText& r, const Reply& reply) {
+// A reply's JSON body, parsed once for every check of it; discarded when
+// the body is empty, not JSON, or not meant to be (/metrics).
+nlohmann::json reply_json(const Reply& reply) {
+  if (reply.content_type != "application/json" || reply.body.empty()) {
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+  return nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
+}
+
+void check_well_formed(const RequestText& r, const Reply& reply, const nlohmann::json& j) {
   const bool server_error = reply.status >= 500 && reply.status != 503;
   if (reply.status < 200 || reply.status > 599 || server_error) {
     fail("status outside the contract", r, reply);
@@ -77,7 +86,6 @@ void check_well_formed(const RequestText& r, const Reply& reply) {
     if (reply.status != 204) fail("empty JSON body", r, reply);
     return;
   }
-  auto j = nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) fail("body is not JSON", r, reply);
   if (reply.status >= 400 && (!j.is_object() || !j.contains("error") || !j["error"].is_string() ||
                               !j.contains("code") || !j["code"].is_string())) {
@@ -121,9 +129,8 @@ bool worker_route(const RequestText& r) {
           matches(s, {"v1", "jobs", "*", "steps", "*", "start|done|failed"}) || sync_report(r));
 }
 
-bool cancelling_start(const RequestText& r, const Reply& reply) {
+bool cancelling_start(const RequestText& r, const Reply& reply, const nlohmann::json& j) {
   if (r.method != "POST" || reply.status != 409) return false;
-  auto j = nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || j.value("code", "") != "cancelled") return false;
   const auto s = path_segments(r);
   return matches(s, {"v1", "jobs", "*", "start"}) ||
@@ -131,8 +138,8 @@ bool cancelling_start(const RequestText& r, const Reply& reply) {
 }
 
 // The refusals docs/api.md lets record an event.
-bool recorded_refusal(const RequestText& r, const Reply& reply) {
-  return (reply.status == 409 && sync_report(r)) || cancelling_start(r, reply);
+bool recorded_refusal(const RequestText& r, const Reply& reply, const nlohmann::json& j) {
+  return (reply.status == 409 && sync_report(r)) || cancelling_start(r, reply, j);
 }
 
 void check_role(const RequestText& r, const Outcome& o) {
@@ -154,11 +161,12 @@ std::string expected_actor(const RequestText& r, const Outcome& o) {
   return actor != nullptr ? *actor : "anonymous";
 }
 
-void check_appended(ApiUnderTest& api, const RequestText& r, const Outcome& o, uint64_t before) {
+void check_appended(ApiUnderTest& api, const RequestText& r, const Outcome& o,
+                    const nlohmann::json& j, uint64_t before) {
   const uint64_t after = api.last_seq();
   if (after == before) return;
   const bool refused = o.reply.status < 200 || o.reply.status > 299;
-  if (refused && !recorded_refusal(r, o.reply)) {
+  if (refused && !recorded_refusal(r, o.reply, j)) {
     fail("a refused request appended events", r, o.reply);
   }
   const std::string actor = expected_actor(r, o);
@@ -176,9 +184,7 @@ void check_appended(ApiUnderTest& api, const RequestText& r, const Outcome& o, u
 }
 
 // Remembers what a reply handed out, for the placeholders of later requests.
-void capture(const Reply& reply, Captures& c) {
-  if (reply.content_type != "application/json" || reply.body.empty()) return;
-  auto j = nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
+void capture(const nlohmann::json& j, Captures& c) {
   if (!j.is_object()) return;
   auto take = [](const nlohmann::json& o, const char* key, std::string& into) {
     auto it = o.find(key);
@@ -207,10 +213,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto outcome = api.call(r);
     ++h.calls;
     if (!outcome) continue;
-    check_well_formed(r, outcome->reply);
+    const nlohmann::json body = reply_json(outcome->reply);
+    check_well_formed(r, outcome->reply, body);
     check_role(r, *outcome);
-    check_appended(api, r, *outcome, before);
-    capture(outcome->reply, captures);
+    check_appended(api, r, *outcome, body, before);
+    capture(body, captures);
   }
   return 0;
 }
