@@ -18,6 +18,42 @@ std::string_view hash_bytes(const Hash& h) {
   return {reinterpret_cast<const char*>(h.data()), h.size()};
 }
 
+// U+2400 SYMBOL FOR NULL, in UTF-8.
+constexpr std::string_view kNulSymbol = "\xE2\x90\x80";
+
+// `j` with U+0000 in its strings and keys replaced by U+2400.
+nlohmann::json without_nul(const nlohmann::json& j) {
+  auto replaced = [](std::string s) {
+    for (size_t at = s.find('\0'); at != std::string::npos; at = s.find('\0', at)) {
+      s.replace(at, 1, kNulSymbol);
+    }
+    return s;
+  };
+  if (j.is_string()) return replaced(j.get<std::string>());
+  if (j.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& v : j) out.push_back(without_nul(v));
+    return out;
+  }
+  if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [k, v] : j.items()) out[replaced(k)] = without_nul(v);
+    return out;
+  }
+  return j;
+}
+
+// An event's data as the data column's jsonb takes it. jsonb cannot hold
+// U+0000 (a string field of a request may), and refusing it would fail the
+// whole batch and cost the leadership: in that column it shows as U+2400;
+// the event's bytes keep it.
+std::string data_column(const fb::Event& e) {
+  const nlohmann::json data = event_data_json(e);
+  std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.find("\\u0000") == std::string::npos) return text;
+  return without_nul(data).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
 PgStore::PgStore(std::shared_ptr<EventStore> local, std::string dsn, int timeout_ms)
@@ -191,8 +227,7 @@ Status PgStore::append_to_database(const AppendBatch& batch, const Leadership& l
     c.recorded_at.add_timestamptz_ms(e->recorded_at_ms());
     c.actor.add(e->actor() ? e->actor()->string_view() : std::string_view());
     c.command_id.add(e->command_id() ? e->command_id()->string_view() : std::string_view());
-    c.data.add_jsonb(
-        event_data_json(*e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    c.data.add_jsonb(data_column(*e));
     c.bytes.add(ev.bytes);
     const Hash h = i + 1 == batch.events.size() ? to_hash : sha256(ev.bytes);
     c.hash.add(hash_bytes(h));

@@ -416,6 +416,30 @@ namespace {
 
 // The client library every tool uses (runledger work, the CLI's verbs)
 // sends a write that a standby refuses to the leader it names.
+// PostgreSQL's jsonb cannot hold U+0000, which a request's string may carry:
+// the leader writes such an event all the same (the data column shows U+2400
+// there, the event keeps its bytes) and keeps its leadership.
+TEST_F(ClusterFailover, ANulCharacterInARequestIsWrittenAndTheLeaderStays) {
+  Cluster c(primary_->dsn(), /*lease_s=*/3);
+  c.start(0);
+  ASSERT_EQ(c.wait_leader(seconds(30)), 0);
+  ApiClient api(c.node(0).port);
+  const std::string epoch = primary_->psql("SELECT epoch FROM runledger_leader");
+  const std::string reason("before\0after", 12);
+  ApiReply placed =
+      api.post("/v1/holds", {{"target", "nul"}, {"kind", "RESULT_UNKNOWN"}, {"reason", reason}});
+  ASSERT_TRUE(IsStatus(placed, 201)) << placed.body;
+  ApiReply hold = api.get("/v1/holds/" + placed.json.value("id", ""));
+  ASSERT_TRUE(IsStatus(hold, 200)) << hold.body;
+  EXPECT_EQ(hold.json.value("reason", ""), reason);
+  EXPECT_EQ(primary_->psql("SELECT data->>'reason' FROM runledger_events WHERE stream LIKE "
+                           "'hold/%'"),
+            "before\u2400after");
+  EXPECT_EQ(primary_->psql("SELECT epoch FROM runledger_leader"), epoch)
+      << "the leader lost its leadership over the write";
+  expect_nothing_lost(c, *primary_, {});
+}
+
 TEST_F(ClusterFailover, TheCliSentToAStandbyFollowsNotLeaderToTheLeader) {
   Cluster c(primary_->dsn(), /*lease_s=*/3);
   c.start(0);
