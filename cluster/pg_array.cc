@@ -34,10 +34,6 @@ void BinaryArray::clear() {
   count_ = 0;
 }
 
-void BinaryArray::reserve(size_t elements, size_t bytes_each) {
-  buf_.reserve(kHeaderBytes + elements * (4 + bytes_each));
-}
-
 void BinaryArray::put32(uint32_t v) {
   char b[4];
   store32(b, v);

@@ -28,8 +28,6 @@ class BinaryArray {
   explicit BinaryArray(Element element);
   // Empty again; the buffer is kept.
   void clear();
-  // Room for `elements` elements of `bytes_each` bytes on average.
-  void reserve(size_t elements, size_t bytes_each);
 
   // bytea or text (UTF-8): the bytes as they are.
   void add(std::string_view bytes);
