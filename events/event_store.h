@@ -140,7 +140,10 @@ class EventStore {
   // Reads every table file of the log and checks its block checksums, as a
   // fold of the snapshot and the tail would not: the events before the
   // snapshot are read only when asked for. kCorruption naming the file (and
-  // the seqs it holds) at the first bad block.
+  // the seqs it holds) at the first bad block. Also checks that the events
+  // not yet in a table file (recovered from the write-ahead log) follow the
+  // last one that is, with no seq missing: kCorruption naming the first
+  // missing seq.
   virtual Status verify_log_checksums() const = 0;
 
   // OK unless the store could only be opened by leaving damage behind: a

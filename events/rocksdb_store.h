@@ -127,6 +127,7 @@ class RocksDbStore final : public EventStore {
   Status write_index_checkpoint();
   void publish_index();
   Status last_seq_without_reading_events(uint64_t* seq) const;
+  Status verify_unflushed_log() const;
   Status stage_event(const EncodedEvent& event, uint64_t* seq, Hash* hash);
   Status stage_side_records(const AppendBatch& batch);
   Status open_stream(const std::string& stream, OpenStream** out);

@@ -1,5 +1,6 @@
 #include "tests/support/raw_db.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -121,23 +122,26 @@ void flip_byte(const std::string& path, uint64_t offset) {
   if (!f) throw std::runtime_error("cannot flip a byte of " + path);
 }
 
-std::string newest_wal(const std::string& dir) {
-  std::string best;
-  uint64_t best_number = 0;
+std::vector<std::string> wal_files(const std::string& dir) {
+  std::vector<std::pair<uint64_t, std::string>> numbered;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const auto name = entry.path().filename().string();
     if (entry.path().extension() != ".log" ||
         name.find_first_not_of("0123456789.log") != std::string::npos) {
       continue;
     }
-    const uint64_t number = std::stoull(name);
-    if (best.empty() || number > best_number) {
-      best = entry.path().string();
-      best_number = number;
-    }
+    numbered.emplace_back(std::stoull(name), entry.path().string());
   }
-  if (best.empty()) throw std::runtime_error("no WAL file in " + dir);
-  return best;
+  std::sort(numbered.begin(), numbered.end());
+  std::vector<std::string> files;
+  for (auto& [number, path] : numbered) files.push_back(std::move(path));
+  return files;
+}
+
+std::string newest_wal(const std::string& dir) {
+  std::vector<std::string> files = wal_files(dir);
+  if (files.empty()) throw std::runtime_error("no WAL file in " + dir);
+  return files.back();
 }
 
 uint64_t file_size(const std::string& path) { return std::filesystem::file_size(path); }

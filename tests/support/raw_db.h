@@ -52,6 +52,8 @@ std::string flushed_log_table(const std::string& dir);
 
 // Flips the bits of one byte of a file at `offset`.
 void flip_byte(const std::string& path, uint64_t offset);
+// The write-ahead log files of `dir`, oldest (lowest number) first.
+std::vector<std::string> wal_files(const std::string& dir);
 // The write-ahead log file with the highest number in `dir`.
 std::string newest_wal(const std::string& dir);
 uint64_t file_size(const std::string& path);

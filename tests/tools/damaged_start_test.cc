@@ -4,9 +4,11 @@
 // start it read-only for forensics", and "Two servers never share a port or
 // a data folder". Here for damage the fold of the snapshot and its tail
 // never reads (a table block of old events, a record in the middle of the
-// write-ahead log), and for a read-only server beside a writable one.
+// write-ahead log, a write-ahead log file before the newest cut short), and
+// for a read-only server beside a writable one.
 #include <httplib.h>
 
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <utility>
@@ -142,6 +144,50 @@ TEST(DamagedStart, ADamagedRecordInTheMiddleOfTheWriteAheadLogStopsTheStart) {
   EXPECT_GT(bad, flushed);
   EXPECT_LE(bad, last_seq);
   // and the server refuses to start, naming it too
+  expect_refused_naming(dir.path(), bad);
+}
+
+// Enqueues the jobs j-`first` to j-`last` on `server`, one request (and one
+// write-ahead log record) each.
+void enqueue_jobs(ServerProcess& server, int first, int last) {
+  httplib::Client client(server.url());
+  for (int i = first; i <= last; ++i) {
+    const std::string body = R"({"id":"j-)" + std::to_string(i) + R"(","kind":"k","target":"t-)" +
+                             std::to_string(i) + R"("})";
+    auto r = client.Post("/v1/jobs", body, "application/json");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 201) << r->body;
+  }
+}
+
+TEST(DamagedStart, AWriteAheadLogFileBeforeTheNewestCutShortStopsTheStart) {
+  // Given 30 jobs, a clean stop, a start (which keeps the write-ahead log it
+  // recovered from, its events not yet in a table file, and opens a new
+  // one), two jobs more and a clean stop again
+  TempDir dir;
+  {
+    ServerProcess server(dir.path());
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    ASSERT_NO_FATAL_FAILURE(enqueue_jobs(server, 1, 30));
+    ASSERT_EQ(server.terminate(), 0) << server.log();
+  }
+  {
+    ServerProcess server(dir.path());
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    ASSERT_NO_FATAL_FAILURE(enqueue_jobs(server, 31, 32));
+    ASSERT_EQ(server.terminate(), 0) << server.log();
+  }
+  const std::vector<std::string> wals = wal_files(dir.path());
+  ASSERT_GE(wals.size(), 2u);
+  // When the older write-ahead log is cut to a quarter: its later events
+  // (and the first stop's snapshot) are gone, the newer one's are not
+  std::filesystem::resize_file(wals.front(), file_size(wals.front()) / 4);
+  // Then verify names a missing seq among the first 30 jobs' events
+  const uint64_t bad = seq_named_by_verify(dir.path());
+  EXPECT_GE(bad, 2u);
+  EXPECT_LE(bad, 30u);
+  // and the server refuses to start, naming it too, where it used to serve
+  // the log from the snapshot the newer file holds and append after the gap
   expect_refused_naming(dir.path(), bad);
 }
 
