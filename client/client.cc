@@ -125,7 +125,7 @@ bool Client::follow_leader(const Response& r) {
 Client::~Client() = default;
 
 Response Client::once(const std::string& method, const std::string& path, const std::string& body,
-                      const std::string& key) {
+                      const std::string& key, std::chrono::steady_clock::time_point give_up_at) {
   httplib::Request req;
   req.method = method;
   req.path = path;
@@ -139,7 +139,21 @@ Response Client::once(const std::string& method, const std::string& path, const 
     r.failure = "aborted";
     return r;
   }
+  // A caller that must act by `give_up_at` waits no longer for the answer.
+  const bool bounded = give_up_at != std::chrono::steady_clock::time_point::max();
+  if (bounded) {
+    const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   give_up_at - std::chrono::steady_clock::now()),
+                               std::chrono::milliseconds(1));
+    http_->set_connection_timeout(
+        std::min<std::chrono::milliseconds>(left, options_.connect_timeout));
+    http_->set_read_timeout(std::min<std::chrono::milliseconds>(left, options_.read_timeout));
+  }
   httplib::Result res = http_->send(req);
+  if (bounded) {
+    http_->set_connection_timeout(options_.connect_timeout);
+    http_->set_read_timeout(options_.read_timeout);
+  }
   if (aborted_) {
     r.failure = "aborted";
     return r;
@@ -157,21 +171,25 @@ Response Client::once(const std::string& method, const std::string& path, const 
 Response Client::get(const std::string& path) { return retried("GET", path, "", ""); }
 
 Response Client::send(const std::string& method, const std::string& path,
-                      const nlohmann::json& body, std::string key) {
+                      const nlohmann::json& body, std::string key,
+                      std::chrono::steady_clock::time_point give_up_at) {
   if (key.empty()) key = new_idempotency_key();
-  return retried(method, path, body.is_null() ? "" : body.dump(), key);
+  return retried(method, path, body.is_null() ? "" : body.dump(), key, give_up_at);
 }
 
 Response Client::retried(const std::string& method, const std::string& path,
-                         const std::string& body, const std::string& key) {
+                         const std::string& body, const std::string& key,
+                         std::chrono::steady_clock::time_point give_up_at) {
   std::chrono::milliseconds wait = kRetryFirstWait;
   std::minstd_rand jitter(std::random_device{}());
   for (int attempt = 1;; ++attempt) {
-    Response r = once(method, path, body, key);
+    Response r = once(method, path, body, key, give_up_at);
     if (attempt < tries_ && follow_leader(r)) continue;  // at once: another server
     if (!worth_another_try(r) || attempt >= tries_ || aborted_) return r;
     const auto spread = static_cast<unsigned>(wait.count() / 2 + 1);
-    std::this_thread::sleep_for(wait + std::chrono::milliseconds(jitter() % spread));
+    const auto pause = wait + std::chrono::milliseconds(jitter() % spread);
+    if (std::chrono::steady_clock::now() + pause >= give_up_at) return r;
+    std::this_thread::sleep_for(pause);
     wait = std::min(wait * 2, kRetryWaitMax);
   }
 }

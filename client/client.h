@@ -78,8 +78,11 @@ class Client {
 
   Response get(const std::string& path);
   // `key`: the Idempotency-Key; empty, a fresh one (the same for every try).
+  // No try is begun after `give_up_at` (a caller that must act by then).
   Response send(const std::string& method, const std::string& path, const nlohmann::json& body,
-                std::string key = "");
+                std::string key = "",
+                std::chrono::steady_clock::time_point give_up_at =
+                    std::chrono::steady_clock::time_point::max());
 
   // One Server-Sent Events message: its id, its event name ("" for a
   // plain message) and its data.
@@ -110,10 +113,15 @@ class Client {
   Status connect_to(const std::string& server);
   bool follow_leader(const Response& r);
   Response once(const std::string& method, const std::string& path, const std::string& body,
-                const std::string& key);
-  // once(), again while worth_another_try, at most tries_ times.
+                const std::string& key,
+                std::chrono::steady_clock::time_point give_up_at =
+                    std::chrono::steady_clock::time_point::max());
+  // once(), again while worth_another_try, at most tries_ times and while
+  // the wait before the next try ends before `give_up_at`.
   Response retried(const std::string& method, const std::string& path, const std::string& body,
-                   const std::string& key);
+                   const std::string& key,
+                   std::chrono::steady_clock::time_point give_up_at =
+                       std::chrono::steady_clock::time_point::max());
 
   ClientOptions options_;
   std::string server_;

@@ -94,9 +94,50 @@ bool executable_in_path(const std::string& name) {
   return false;
 }
 
+// The program a --step command runs (`exec CMD`, where even NAME=value is
+// the program's name): its first word, unquoted. Empty where only the shell
+// can tell (an expansion, a redirection or a glob in it).
+std::string program_of_step_command(const std::string& cmd) {
+  size_t i = cmd.find_first_not_of(" \t");
+  if (i == std::string::npos) return "";
+  std::string word;
+  while (i < cmd.size() && cmd[i] != ' ' && cmd[i] != '\t') {
+    const char c = cmd[i];
+    if (c == '\'' || c == '"') {
+      const size_t end = cmd.find(c, i + 1);
+      if (end == std::string::npos) return "";
+      const std::string quoted = cmd.substr(i + 1, end - i - 1);
+      if (c == '"' && quoted.find_first_of("$`\\") != std::string::npos) return "";
+      word += quoted;
+      i = end + 1;
+    } else if (c == '\\' && i + 1 < cmd.size()) {
+      word += cmd[i + 1];
+      i += 2;
+    } else if (std::strchr("$`*?[~<>|;&(){}#!\\", c) != nullptr) {
+      return "";
+    } else {
+      word += c;
+      ++i;
+    }
+  }
+  return word;
+}
+
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
+}
+
+// What RUNLEDGER_PRIOR_OUTPUTS_FILE holds: {"<step>": output} of every DONE or
+// REUSED step of `job`.
+std::string prior_outputs_text(const json& job) {
+  json prior = json::object();
+  for (const auto& s : job["steps"]) {
+    const std::string state = s.value("state", "");
+    if (state == "DONE" || state == "REUSED")
+      prior[s.value("name", "")] = s.value("output", json());
+  }
+  return prior.dump();
 }
 
 // Follows a file a step appends to, line by line, from its start.
@@ -231,7 +272,9 @@ class Runner {
   std::optional<AttemptEnd> settle_running_step(const std::string& step);
   std::vector<std::string> step_argv(const std::string& step) const;
   std::vector<std::string> child_env(const std::string& step, size_t index) const;
-  client::Response call(const std::string& verb, const std::string& step, json body);
+  // A call under the attempt's lease; no try of it begins after `give_up_at`.
+  client::Response call(const std::string& verb, const std::string& step, json body,
+                        Clock::time_point give_up_at = Clock::time_point::max());
   // A step report: journaled first, so that a runner started again sends
   // it again with the same key and body if its reply was lost.
   client::Response report(const std::string& verb, const std::string& step, json body);
@@ -288,6 +331,8 @@ class Runner {
   // prepare_folder()'s thread, and the step whose request it wrote.
   std::thread preparing_;
   std::string prepared_step_;
+  // The text of the attempt's prior outputs file, as last written.
+  std::string prior_written_;
 };
 
 std::string journal_path(const std::string& state_dir) { return state_dir + "/attempt.json"; }
@@ -352,6 +397,15 @@ int Runner::preflight() {
     std::fprintf(stderr, "runledger work: preflight: /bin/sh cannot be executed\n");
     return kExitConfig;
   }
+  for (const auto& [step, cmd] : o_.step_commands) {
+    const std::string program = program_of_step_command(cmd);
+    if (!program.empty() && !executable_in_path(program)) {
+      std::fprintf(stderr,
+                   "runledger work: preflight: cannot execute %s (the command of step %s)\n",
+                   program.c_str(), step.c_str());
+      return kExitConfig;
+    }
+  }
   if (keeper_program().empty()) {
     std::fprintf(stderr,
                  "runledger work: preflight: %s is neither beside runledger nor in "
@@ -393,7 +447,8 @@ int Runner::preflight() {
   return kExitSucceeded;
 }
 
-client::Response Runner::call(const std::string& verb, const std::string& step, json body) {
+client::Response Runner::call(const std::string& verb, const std::string& step, json body,
+                              Clock::time_point give_up_at) {
   body["lease_token"] = token_;
   const std::string key = sha256_hex(job_id_ + "\n" + std::to_string(attempt_) + "\n" + verb +
                                      "\n" + step + "\n" + sha256_hex(token_))
@@ -401,7 +456,7 @@ client::Response Runner::call(const std::string& verb, const std::string& step, 
   const std::string path = "/v1/jobs/" + client::path_segment(job_id_) +
                            (verb.rfind("heartbeat", 0) == 0 ? "/heartbeat" : "/" + verb);
   const auto sent = Clock::now();
-  client::Response r = c_->send("POST", path, body, key);
+  client::Response r = c_->send("POST", path, body, key, give_up_at);
   if (r.status != 0 && r.status < 500) last_success_ = Clock::now();
   if (r.status == 200) lease_deadline_ = sent + std::chrono::seconds(o_.lease_s);
   return r;
@@ -438,9 +493,14 @@ bool Runner::reattach() {
 
 bool Runner::keep_lease(bool* cancel_requested) {
   if (Clock::now() < next_heartbeat_) return true;
-  next_heartbeat_ = Clock::now() + std::chrono::milliseconds(o_.lease_s * 1000 / 3);
-  client::Response r =
-      call("heartbeat-" + std::to_string(++heartbeats_), "", {{"lease_s", o_.lease_s}});
+  // From when it was due, not from when the loop came round to it.
+  next_heartbeat_ += std::chrono::milliseconds(o_.lease_s * 1000 / 3);
+  if (next_heartbeat_ < Clock::now()) {
+    next_heartbeat_ = Clock::now() + std::chrono::milliseconds(o_.lease_s * 1000 / 3);
+  }
+  // Retries stop where fencing begins: the step is stopped on time.
+  client::Response r = call("heartbeat-" + std::to_string(++heartbeats_), "",
+                            {{"lease_s", o_.lease_s}}, last_success_ + fence_after());
   if (r.status == 200) {
     *cancel_requested = r.json.value("cancel_requested", false);
     return true;
@@ -518,13 +578,8 @@ void Runner::journal_attempt(bool durably) {
 
 void Runner::prepare_folder() {
   std::string input = job_.contains("input") ? job_["input"].dump() : "null";
-  json prior = json::object();
+  prior_written_ = prior_outputs_text(job_);
   std::string first_step;
-  for (const auto& s : job_["steps"]) {
-    const std::string state = s.value("state", "");
-    if (state == "DONE" || state == "REUSED")
-      prior[s.value("name", "")] = s.value("output", json());
-  }
   std::vector<std::string> argv;
   std::vector<std::string> env;
   for (size_t i = 0; i < job_["steps"].size(); ++i) {
@@ -539,7 +594,7 @@ void Runner::prepare_folder() {
   // Everything the thread reads is its own copy: the runner's thread goes on
   // with `start` meanwhile.
   preparing_ =
-      std::thread([this, dir = attempt_dir_, input = std::move(input), prior = prior.dump(),
+      std::thread([this, dir = attempt_dir_, input = std::move(input), prior = prior_written_,
                    journal = journal_path(state_dir_), claim = state_dir_ + "/claim.json",
                    step = std::move(first_step), argv = std::move(argv), env = std::move(env)] {
         std::error_code ec;
@@ -728,7 +783,10 @@ std::optional<AttemptEnd> Runner::watch_step(const std::string& step, Clock::tim
   };
   std::optional<StepRecord> rec;
   for (;;) {
-    keeper_->wait_notice(kTick);
+    // Woken for the next heartbeat when it falls due, not up to a tick late.
+    keeper_->wait_notice(std::clamp(
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_heartbeat_ - Clock::now()),
+        std::chrono::milliseconds(1), kTick));
     out.pump(sink("out"));
     err.pump(sink("err"));
     if ((rec = keeper_->record(step))) break;
@@ -828,6 +886,12 @@ std::optional<AttemptEnd> Runner::run_step(const std::string& step, size_t index
     return end_of(job_);
   }
   bool request_written = folder_prepared(step);
+  // Steps done since the folder was made (or by this attempt's runner before
+  // a restart) add their outputs for this one to read.
+  if (std::string prior = prior_outputs_text(job_); prior != prior_written_) {
+    write_file(attempt_dir_ + "/prior_outputs.json", prior);
+    prior_written_ = std::move(prior);
+  }
   std::error_code ec;
   fs::remove(attempt_dir_ + "/" + step + ".result.json", ec);
   if (!keeper_ || !keeper_->alive()) {
@@ -973,6 +1037,7 @@ bool Runner::settle() {
   token_ = j->value("lease_token", "");
   handle_ = j->value("handle", "");
   attempt_dir_ = j->value("dir", "");
+  prior_written_.clear();  // what the folder holds is written again before a step
   keep_journal_ = false;
   summary_steps_ = json::array();
   last_success_ = Clock::now();

@@ -98,6 +98,30 @@ TEST_F(WorkKeeperTest, AFencedStepIsReportedWithItsExitOnceTheServerIsBack) {
   EXPECT_EQ(open_hold_kind("t1"), "") << "the staleness hold is released with the evidence";
 }
 
+TEST_F(WorkKeeperTest, AServerThatStopsAnsweringFencesTheStepOnTime) {
+  // Given a step under a 3 s lease (a heartbeat a second) and --fence-after 2s
+  ASSERT_TRUE(rig_.enqueue("j1", {"A"}, "t1"));
+  const pid_t runner = spawn_runner(
+      {"--once", "--lease-s", "3", "--fence-after", "2s", "--grace", "1s", "--step", "A=sleep 60"},
+      "first");
+  ASSERT_TRUE(wait_step_running("j1")) << read_whole_file(rig_.path("first.err"));
+  // When the server is paused: it takes connections and answers nothing
+  const pid_t server = rig_.server().pid();
+  ::kill(server, SIGSTOP);
+  const auto paused = std::chrono::steady_clock::now();
+  // Then the step is stopped within the fence and the grace (a heartbeat
+  // waiting for its answer, its client's 40 s read timeout, held it up)
+  while (step_process_runs("j1") && std::chrono::steady_clock::now() - paused < 20s) {
+    std::this_thread::sleep_for(50ms);
+  }
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - paused).count();
+  ::kill(server, SIGCONT);
+  EXPECT_FALSE(step_process_runs("j1"));
+  EXPECT_LT(took, 8.0) << read_whole_file(rig_.path("first.err"));
+  EXPECT_EQ(wait_for_exit(runner), 75) << read_whole_file(rig_.path("first.err"));
+}
+
 TEST_F(WorkKeeperTest, SigusrOnePrintsTheSlotsJobStepAndChild) {
   ASSERT_TRUE(rig_.enqueue("j1", {"A"}, "t1"));
   const pid_t runner = spawn_runner({"--once", "--step", "A=sleep 2"}, "first");

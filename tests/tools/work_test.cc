@@ -290,9 +290,45 @@ TEST_F(WorkTest, AStepWithoutACommandFailsNotRetryable) {
   EXPECT_EQ(j["steps"][1].value("error", ""), "no command for step") << j.dump();
 }
 
+TEST_F(WorkTest, EachStepReadsTheOutputsOfTheStepsDoneBeforeIt) {
+  // Given three steps, each writing an output and keeping what it was given
+  enqueue("j1", {"A", "B", "C"});
+  auto step = [&](const std::string& name, int rows) {
+    return name + "=" +
+           script(name, "cp \"$RUNLEDGER_PRIOR_OUTPUTS_FILE\" " + path("prior-" + name) +
+                            "; echo '{\"output\":{\"rows\":" + std::to_string(rows) +
+                            "}}' > \"$RUNLEDGER_RESULT_FILE\"");
+  };
+  CliResult r = work({"--step", step("A", 1), "--step", step("B", 2), "--step", step("C", 3)});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Then each step's file held the outputs of those done before it in the
+  // same attempt, as the server recorded them
+  const json j = job("j1");
+  ASSERT_EQ(j.value("state", ""), "SUCCEEDED") << j.dump();
+  EXPECT_EQ(json::parse(read_whole_file(path("prior-A")), nullptr, false), json::object());
+  EXPECT_EQ(json::parse(read_whole_file(path("prior-B")), nullptr, false),
+            json({{"A", j["steps"][0]["output"]}}));
+  EXPECT_EQ(json::parse(read_whole_file(path("prior-C")), nullptr, false),
+            json({{"A", j["steps"][0]["output"]}, {"B", j["steps"][1]["output"]}}));
+  EXPECT_EQ(j["steps"][1]["output"]["result"].value("rows", 0), 2) << j.dump();
+}
+
 TEST_F(WorkTest, PreflightRefusesWhatCannotWork) {
+  enqueue("j1", {"A"});
   EXPECT_EQ(run_cli({"work", "--server", server_->url(), "--", "true"}).code, 64);  // no --kind
   EXPECT_EQ(work({"--", "/no/such/command"}).code, 78);
+  // A --step command whose program cannot be run, quoted too
+  CliResult step = work({"--step", "A=./no/such/command --fast"});
+  EXPECT_EQ(step.code, 78) << step.err;
+  EXPECT_NE(step.err.find("cannot execute ./no/such/command (the command of step A)"),
+            std::string::npos)
+      << step.err;
+  EXPECT_EQ(work({"--step", "A='no such command' --fast"}).code, 78);
+  // and nothing was claimed
+  EXPECT_EQ(job("j1").value("state", ""), "QUEUED") << job("j1").dump();
+  // while one the shell alone resolves is left to it
+  EXPECT_EQ(work({"--step", "A=\"$(command -v true)\" --fast"}).code, 0);
+  EXPECT_EQ(job("j1").value("state", ""), "SUCCEEDED") << job("j1").dump();
   const std::string nobody = "http://127.0.0.1:" + std::to_string(free_port());
   CliResult down = run_cli({"work", "--kind", "k", "--server", nobody, "--once", "--state-dir",
                             path("state-down"), "--", "true"});
