@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "events/event_codec.h"
 #include "tools/cli_commands.h"
 #include "tools/cli_remote.h"
 
@@ -24,6 +25,11 @@ struct TailOptions {
 constexpr auto kReconnectWait = std::chrono::milliseconds(500);
 
 int tail(const TailOptions& o) {
+  // Checked before the server is asked: a misspelt type would wait for ever.
+  for (const auto& t : o.types) {
+    if (!is_event_type_name(t))
+      return fail("--type: no event type is called '" + t + "'", kExitUsage);
+  }
   int code = kExitOk;
   auto c = open_client(o.remote, &code);
   if (!c) return code;

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cstdio>
 
 #include "tools/cli_common.h"
@@ -85,12 +87,76 @@ void print_table(const std::vector<std::string>& header,
   for (const auto& row : rows) print_row(row);
 }
 
+namespace {
+
+// An array whose every item is an object: a table of its own under the
+// entity's fields (a job's steps and attempts).
+bool is_table_of_objects(const nlohmann::json& value) {
+  return value.is_array() && !value.empty() &&
+         std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_object(); });
+}
+
+// The entity's fields as FIELD VALUE rows; an object's fields one level down
+// as `name.field`.
+void print_fields(const nlohmann::json& entity) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [name, value] : entity.items()) {
+    if (is_table_of_objects(value)) continue;
+    if (value.is_object() && !value.empty()) {
+      for (const auto& [field, inner] : value.items())
+        rows.push_back({name + "." + field, cell(inner)});
+    } else {
+      rows.push_back({name, cell(value)});
+    }
+  }
+  print_table({"FIELD", "VALUE"}, rows);
+}
+
+// An array of objects under its name: a column per field, what names an
+// item (name, id, attempt) first, then its state, then the rest by name.
+void print_objects(const std::string& name, const nlohmann::json& items) {
+  std::vector<std::string> header;
+  for (const auto& item : items) {
+    for (const auto& [field, value] : item.items()) {
+      if (std::find(header.begin(), header.end(), field) == header.end()) header.push_back(field);
+    }
+  }
+  auto rank = [](const std::string& field) {
+    static constexpr std::array<std::string_view, 4> kFirst = {"name", "id", "attempt", "state"};
+    return static_cast<size_t>(std::find(kFirst.begin(), kFirst.end(), field) - kFirst.begin());
+  };
+  std::stable_sort(header.begin(), header.end(),
+                   [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& item : items) {
+    std::vector<std::string> row;
+    for (const auto& field : header) row.push_back(item.contains(field) ? cell(item[field]) : "-");
+    rows.push_back(std::move(row));
+  }
+  std::printf("\n%s\n", name.c_str());
+  std::vector<std::string> upper;
+  for (const auto& field : header) {
+    std::string h = field;
+    std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::toupper(c); });
+    upper.push_back(std::move(h));
+  }
+  print_table(upper, rows);
+}
+
+}  // namespace
+
 void print_entity(const RemoteOptions& o, const nlohmann::json& entity) {
-  if (as_table(o)) {
-    std::printf("%s\n",
-                entity.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-  } else {
+  if (!as_table(o)) {
     print_json_line(entity);
+    return;
+  }
+  if (!entity.is_object()) {
+    std::printf("%s\n", cell(entity).c_str());
+    return;
+  }
+  print_fields(entity);
+  for (const auto& [name, value] : entity.items()) {
+    if (is_table_of_objects(value)) print_objects(name, value);
   }
 }
 

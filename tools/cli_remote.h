@@ -45,8 +45,9 @@ void print_table(const std::vector<std::string>& header,
                  const std::vector<std::vector<std::string>>& rows);
 // A JSON value as a table cell: strings bare, null as "-", the rest as JSON.
 std::string cell(const nlohmann::json& value);
-// One entity: indented JSON on a terminal (or with --output table), one
-// line otherwise.
+// One entity: on a terminal (or with --output table) a FIELD VALUE table,
+// then each array of objects in it (a job's steps, its attempts) as a table
+// of its own; one JSON line otherwise.
 void print_entity(const RemoteOptions& o, const nlohmann::json& entity);
 // Sends a command (under `key`, or a fresh key) and prints the entity it
 // answers with; the exit code of the answer.

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include <regex>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -162,6 +164,11 @@ TEST_F(CliRemoteTest, EventsTailPrintsTheLogAsJsonLinesFromAfter) {
   EXPECT_EQ(events[0].value("seq", 0), 2);
   EXPECT_EQ(events[1].value("seq", 0), 3);
   EXPECT_EQ(json_lines(typed.out).size(), 3u) << typed.out;
+  // A type no event has is a bad argument, not a wait for ever
+  CliResult misspelt = cli({"events", "tail", "--type", "JobEnqueud", "--max-events", "1"});
+  EXPECT_EQ(misspelt.code, 64) << misspelt.err;
+  EXPECT_NE(misspelt.err.find("no event type is called 'JobEnqueud'"), std::string::npos)
+      << misspelt.err;
 }
 
 // The server stops and starts again under the tail: it goes on after the
@@ -198,6 +205,22 @@ TEST_F(CliRemoteTest, ATableIsPrintedWhenAsked) {
   ASSERT_EQ(lines.size(), 2u) << table.out;
   EXPECT_EQ(lines[0].rfind("ID", 0), 0u) << table.out;
   EXPECT_NE(lines[1].find("QUEUED"), std::string::npos) << table.out;
+  // and one entity as its fields, then its steps as a table of their own
+  CliResult shown = run_cli({"job", "show", "j1", "--server", server_->url(), "--output", "table"});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  lines = lines_of(shown.out);
+  ASSERT_GE(lines.size(), 4u) << shown.out;
+  EXPECT_EQ(lines[0].rfind("FIELD", 0), 0u) << shown.out;
+  auto has_line = [&](const std::regex& line) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return std::regex_match(l, line); });
+  };
+  EXPECT_TRUE(has_line(std::regex("state +QUEUED"))) << shown.out;
+  EXPECT_TRUE(has_line(std::regex("target +t"))) << shown.out;
+  EXPECT_TRUE(has_line(std::regex("steps"))) << shown.out;
+  EXPECT_TRUE(has_line(std::regex("NAME +STATE.*"))) << shown.out;
+  EXPECT_TRUE(has_line(std::regex("FETCH +PENDING.*"))) << shown.out;
+  EXPECT_FALSE(has_line(std::regex(" *[{}\\[\\]],?"))) << "not indented JSON: " << shown.out;
 }
 
 TEST(CliCompletion, TheScriptsNameEveryVerbAndItsFlags) {
