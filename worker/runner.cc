@@ -66,6 +66,9 @@ constexpr int kUnexecutableInARowMax = 3;
 // How often the runner looks at its step, the clock and its signals when
 // nothing wakes it earlier (a step's end wakes it at once).
 constexpr std::chrono::milliseconds kTick{100};
+// The stream of the runner's own lines in --log-format json (a step's are
+// "out" and "err").
+constexpr const char* kRunnerStream = "runner";
 // How long a record may take to appear once the keeper was asked to stop
 // the step, beyond the grace: past it the keeper is taken for dead.
 constexpr std::chrono::milliseconds kRecordWaitExtra{5000};
@@ -335,10 +338,23 @@ class Runner {
   std::string prior_written_;
 };
 
+// A line of the runner's own about no job in particular: `runledger work:
+// TEXT` on stderr, or with --log-format json {"stream": "runner", "line"}.
+void runner_line(const WorkOptions& o, const std::string& text) {
+  if (o.log_json) {
+    json j = {{"stream", kRunnerStream}, {"line", text}};
+    if (o.slot > 0) j["slot"] = o.slot;
+    std::fprintf(stderr, "%s\n", j.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+  } else {
+    std::fprintf(stderr, "runledger work: %s\n", text.c_str());
+  }
+  std::fflush(stderr);
+}
+
 std::string journal_path(const std::string& state_dir) { return state_dir + "/attempt.json"; }
 
 void Runner::log(const char* stream_name, const std::string& step, std::string_view line) const {
-  std::FILE* f = std::strcmp(stream_name, "err") == 0 ? stderr : stdout;
+  std::FILE* f = std::strcmp(stream_name, "out") == 0 ? stdout : stderr;
   if (o_.log_json) {
     json j = {{"job", job_id_}, {"attempt", attempt_}, {"stream", stream_name}};
     if (!step.empty()) j["step"] = step;
@@ -357,7 +373,7 @@ void Runner::log(const char* stream_name, const std::string& step, std::string_v
 
 void Runner::print_status() const {
   if (job_id_.empty()) {
-    std::fprintf(stderr, "runledger work: slot %d: idle\n", o_.slot);
+    runner_line(o_, fmt::format("slot {}: idle", o_.slot));
     return;
   }
   pid_t child = 0;
@@ -368,13 +384,10 @@ void Runner::print_status() const {
   }
   const auto left =
       std::chrono::duration_cast<std::chrono::milliseconds>(lease_deadline_ - Clock::now());
-  std::fprintf(stderr,
-               "runledger work: slot %d: job=%s attempt=%d step=%s child_pid=%d "
-               "lease_deadline_in_ms=%lld\n",
-               o_.slot, job_id_.c_str(), attempt_,
-               current_step_.empty() ? "-" : current_step_.c_str(), static_cast<int>(child),
-               static_cast<long long>(left.count()));
-  std::fflush(stderr);
+  runner_line(o_,
+              fmt::format("slot {}: job={} attempt={} step={} child_pid={} lease_deadline_in_ms={}",
+                          o_.slot, job_id_, attempt_, current_step_.empty() ? "-" : current_step_,
+                          child, left.count()));
 }
 
 std::chrono::milliseconds Runner::fence_after() const {
@@ -386,31 +399,29 @@ std::chrono::milliseconds Runner::fence_after() const {
 
 int Runner::preflight() {
   if (o_.command.empty() && o_.step_commands.empty()) {
-    std::fprintf(stderr, "runledger work: give a command after --, or --step NAME=CMD\n");
+    runner_line(o_, "give a command after --, or --step NAME=CMD");
     return kExitUsage;
   }
   if (!o_.command.empty() && !executable_in_path(o_.command[0])) {
-    std::fprintf(stderr, "runledger work: preflight: cannot execute %s\n", o_.command[0].c_str());
+    runner_line(o_, fmt::format("preflight: cannot execute {}", o_.command[0]));
     return kExitConfig;
   }
   if (!o_.step_commands.empty() && ::access("/bin/sh", X_OK) != 0) {
-    std::fprintf(stderr, "runledger work: preflight: /bin/sh cannot be executed\n");
+    runner_line(o_, "preflight: /bin/sh cannot be executed");
     return kExitConfig;
   }
   for (const auto& [step, cmd] : o_.step_commands) {
     const std::string program = program_of_step_command(cmd);
     if (!program.empty() && !executable_in_path(program)) {
-      std::fprintf(stderr,
-                   "runledger work: preflight: cannot execute %s (the command of step %s)\n",
-                   program.c_str(), step.c_str());
+      runner_line(
+          o_, fmt::format("preflight: cannot execute {} (the command of step {})", program, step));
       return kExitConfig;
     }
   }
   if (keeper_program().empty()) {
-    std::fprintf(stderr,
-                 "runledger work: preflight: %s is neither beside runledger nor in "
-                 "../lib/runledger/\n",
-                 kKeeperProgram);
+    runner_line(o_,
+                fmt::format("preflight: {} is neither beside runledger nor in ../lib/runledger/",
+                            kKeeperProgram));
     return kExitConfig;
   }
   const char* from_env = std::getenv("STATE_DIRECTORY");
@@ -420,27 +431,25 @@ int Runner::preflight() {
   // Its own alone: it holds every job's input, each step's output and the
   // lease token of the attempt it runs.
   if (Status p = make_private(state_dir_); !p.ok()) {
-    std::fprintf(stderr, "runledger work: preflight: %s\n", p.message().c_str());
+    runner_line(o_, fmt::format("preflight: {}", p.message()));
     return kExitConfig;
   }
   lock_fd_ = ::open((state_dir_ + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (lock_fd_ < 0) {
-    std::fprintf(stderr, "runledger work: preflight: the state folder %s is not writable\n",
-                 state_dir_.c_str());
+    runner_line(o_, fmt::format("preflight: the state folder {} is not writable", state_dir_));
     return kExitConfig;
   }
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    std::fprintf(stderr, "runledger work: the state folder %s is in use by another runner\n",
-                 state_dir_.c_str());
+    runner_line(o_, fmt::format("the state folder {} is in use by another runner", state_dir_));
     return kExitConfig;
   }
   if (Status s = client::Client::open(o_.client, &c_); !s.ok()) {
-    std::fprintf(stderr, "runledger work: %s\n", s.message().c_str());
+    runner_line(o_, fmt::format("{}", s.message()));
     return kExitUsage;
   }
   client::Response health = c_->get("/v1/health");
   if (health.status == 0) {
-    std::fprintf(stderr, "runledger work: preflight: %s\n", health.failure.c_str());
+    runner_line(o_, fmt::format("preflight: {}", health.failure));
     return kExitUnreachable;
   }
   worker_ = !o_.worker.empty() ? o_.worker : host_name() + "/" + std::to_string(::getpid());
@@ -479,7 +488,7 @@ bool Runner::reattach() {
                                  {"observed", "running"},
                                  {"lease_s", o_.lease_s}});
   if (r.status != 200 || !r.json.contains("lease_token")) {
-    log("err", "", "reattach refused: " + r.message());
+    log(kRunnerStream, "", "reattach refused: " + r.message());
     return false;
   }
   token_ = r.json["lease_token"].get<std::string>();
@@ -487,7 +496,7 @@ bool Runner::reattach() {
   lease_deadline_ = Clock::now() + std::chrono::seconds(o_.lease_s);
   if (r.json.contains("job")) job_ = r.json["job"];
   journal_attempt();
-  log("err", "", "reattached under a new lease");
+  log(kRunnerStream, "", "reattached under a new lease");
   return true;
 }
 
@@ -573,7 +582,7 @@ void Runner::journal_attempt(bool durably) {
   }
   const Status s = durably ? write_json_durably(journal_path(state_dir_), j)
                            : write_json_whole(journal_path(state_dir_), j);
-  if (!s.ok()) log("err", "", "journal: " + s.ToString());
+  if (!s.ok()) log(kRunnerStream, "", "journal: " + s.ToString());
 }
 
 void Runner::prepare_folder() {
@@ -673,16 +682,16 @@ std::optional<AttemptEnd> Runner::report_by_reattach(const std::string& step, in
   client::Response r =
       c_->send("POST", "/v1/jobs/" + client::path_segment(job_id_) + "/reattach", body, key);
   if (r.status == 0 || r.status >= 500) {
-    log("err", step, "the server does not answer: the step's end is reported later");
+    log(kRunnerStream, step, "the server does not answer: the step's end is reported later");
     keep_journal_ = true;
     return AttemptEnd::kHandedBack;
   }
   if (r.status != 200) {
-    log("err", step, "the step's end could not be reported: " + r.message());
+    log(kRunnerStream, step, "the step's end could not be reported: " + r.message());
     return AttemptEnd::kHandedBack;
   }
   last_success_ = Clock::now();
-  log("err", step, "reported by reattach, observed exit " + std::to_string(exit_code));
+  log(kRunnerStream, step, "reported by reattach, observed exit " + std::to_string(exit_code));
   if (r.json.contains("lease_token")) {
     token_ = r.json["lease_token"].get<std::string>();
     lease_deadline_ = Clock::now() + std::chrono::seconds(o_.lease_s);
@@ -747,7 +756,7 @@ std::optional<AttemptEnd> Runner::report_step(const std::string& step, const Ste
   }
   summary_steps_.back()["reported_unix_ns"] = unix_ns();
   if (r.status != 200) {
-    log("err", step, "could not be reported: " + r.message());
+    log(kRunnerStream, step, "could not be reported: " + r.message());
     keep_journal_ = r.status == 0 || r.status >= 500;
     return AttemptEnd::kError;
   }
@@ -803,7 +812,7 @@ std::optional<AttemptEnd> Runner::watch_step(const std::string& step, Clock::tim
           sid = pid->value("pid", 0);
       }
       if (sid > 0) stop_session(sid, o_.grace);
-      log("err", step, "its keeper died: the step was stopped, its result is unknown");
+      log(kRunnerStream, step, "its keeper died: the step was stopped, its result is unknown");
       StepRecord lost;
       lost.signal = SIGKILL;
       lost.stopped = true;
@@ -836,10 +845,11 @@ std::optional<AttemptEnd> Runner::watch_step(const std::string& step, Clock::tim
   switch (stopped) {
     case StopReason::kLeaseLost:
       // The authority is gone: nothing more is reported for it.
-      log("err", step, "the lease is gone: the step was stopped");
+      log(kRunnerStream, step, "the lease is gone: the step was stopped");
       return AttemptEnd::kHandedBack;
     case StopReason::kFenced:
-      log("err", step, "no answer from the server for too long: the step was stopped (fenced)");
+      log(kRunnerStream, step,
+          "no answer from the server for too long: the step was stopped (fenced)");
       {
         StepReport rep;
         rep.kind = StepReport::Kind::kFailed;
@@ -849,7 +859,7 @@ std::optional<AttemptEnd> Runner::watch_step(const std::string& step, Clock::tim
       }
     case StopReason::kCancel: {
       client::Response acked = call("cancel-ack", step, json::object());
-      log("err", step, "cancelled: the step was interrupted");
+      log(kRunnerStream, step, "cancelled: the step was interrupted");
       if (acked.status == 200) job_ = acked.json;
       return acked.status == 200 ? AttemptEnd::kCancelled : AttemptEnd::kError;
     }
@@ -874,7 +884,7 @@ std::optional<AttemptEnd> Runner::run_step(const std::string& step, size_t index
     return AttemptEnd::kCancelled;
   }
   if (started.status != 200) {
-    log("err", step, "could not start: " + started.message());
+    log(kRunnerStream, step, "could not start: " + started.message());
     return AttemptEnd::kError;
   }
   const std::vector<std::string> argv = step_argv(step);
@@ -897,7 +907,7 @@ std::optional<AttemptEnd> Runner::run_step(const std::string& step, size_t index
   if (!keeper_ || !keeper_->alive()) {
     keeper_.reset();
     if (Status s = Keeper::spawn(attempt_dir_, o_.keeper_detached, o_.grace, &keeper_); !s.ok()) {
-      log("err", step, "the keeper could not start: " + s.ToString());
+      log(kRunnerStream, step, "the keeper could not start: " + s.ToString());
       return AttemptEnd::kError;
     }
     journal_attempt();
@@ -905,7 +915,7 @@ std::optional<AttemptEnd> Runner::run_step(const std::string& step, size_t index
   const auto began = Clock::now();
   const Status asked = request_written ? keeper_->signal_request()
                                        : keeper_->run(step, argv, child_env(step, index));
-  if (!asked.ok()) log("err", step, asked.ToString());
+  if (!asked.ok()) log(kRunnerStream, step, asked.ToString());
   return watch_step(step, began);
 }
 
@@ -949,7 +959,7 @@ AttemptEnd Runner::run_attempt(const json& claimed) {
   }
   if (!spawned.ok()) {
     remove_file(state_dir_ + "/claim.json");
-    log("err", "", "the keeper could not start: " + spawned.ToString());
+    log(kRunnerStream, "", "the keeper could not start: " + spawned.ToString());
     return AttemptEnd::kError;
   }
   handle_ = keeper_->id().handle();
@@ -964,7 +974,7 @@ AttemptEnd Runner::run_attempt(const json& claimed) {
     return AttemptEnd::kCancelled;
   }
   if (started.status != 200) {
-    log("err", "", "the attempt could not start: " + started.message());
+    log(kRunnerStream, "", "the attempt could not start: " + started.message());
     if (started.status == 0 || started.status >= 500) keep_journal_ = true;
     return AttemptEnd::kError;
   }
@@ -997,7 +1007,7 @@ std::optional<AttemptEnd> Runner::settle_running_step(const std::string& step) {
       return watch_step(step, Clock::now());
     }
     // The step runs on under its keeper: carry on watching it.
-    log("err", step, "its keeper still runs it: watching it again");
+    log(kRunnerStream, step, "its keeper still runs it: watching it again");
     bool cancel = false;
     next_heartbeat_ = Clock::now();
     if (!keep_lease(&cancel)) return AttemptEnd::kHandedBack;
@@ -1046,7 +1056,7 @@ bool Runner::settle() {
   if (got.status == 0 || got.status >= 500) return false;
   job_ = got.json;
   const std::string state = job_.value("state", "");
-  log("err", "", "settling what an earlier run left: the attempt is " + state);
+  log(kRunnerStream, "", "settling what an earlier run left: the attempt is " + state);
   // A report sent and not answered: sent again, it is answered once.
   bool reported_unknown = false;
   if (j->contains("report") && job_.value("attempt", 0) == attempt_ &&
@@ -1161,7 +1171,7 @@ int Runner::claim_and_run() {
   for (;;) {
     if (g_status_wanted.exchange(false)) print_status();
     if (!settle()) {
-      std::fprintf(stderr, "runledger work: an earlier attempt is not settled yet\n");
+      runner_line(o_, "an earlier attempt is not settled yet");
       if (o_.once) return kExitTryLater;
       if (g_stop_signals.load() > 0) return kExitSucceeded;
       std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -1183,13 +1193,13 @@ int Runner::claim_and_run() {
       continue;
     }
     if (claimed.status == 0 || claimed.status >= 500) {
-      std::fprintf(stderr, "runledger work: claim: %s\n", claimed.message().c_str());
+      runner_line(o_, fmt::format("claim: {}", claimed.message()));
       if (o_.once) return kExitUnreachable;
       std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;
     }
     if (claimed.status != 200) {
-      std::fprintf(stderr, "runledger work: claim refused: %s\n", claimed.message().c_str());
+      runner_line(o_, fmt::format("claim refused: {}", claimed.message()));
       return kExitConfig;
     }
     const AttemptEnd end = run_attempt(claimed.json);
@@ -1209,9 +1219,8 @@ int Runner::claim_and_run() {
     }
     if (!keep_journal_) job_id_.clear();
     if (unexecutable_in_a_row_ >= kUnexecutableInARowMax) {
-      std::fprintf(stderr,
-                   "runledger work: %d commands in a row could not be executed: no more claims\n",
-                   unexecutable_in_a_row_);
+      runner_line(o_, fmt::format("{} commands in a row could not be executed: no more claims",
+                                  unexecutable_in_a_row_));
       return kExitConfig;
     }
     if (!o_.once) {
@@ -1263,13 +1272,12 @@ int run_slots(const WorkOptions& o) {
                            : from_env != nullptr ? from_env
                                                  : ".runledger-work";
   if (Status p = make_private(root); !p.ok()) {
-    std::fprintf(stderr, "runledger work: preflight: %s\n", p.message().c_str());
+    runner_line(o, fmt::format("preflight: {}", p.message()));
     return kExitConfig;
   }
   const int lock = ::open((root + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0) {
-    std::fprintf(stderr, "runledger work: the state folder %s is in use by another runner\n",
-                 root.c_str());
+    runner_line(o, fmt::format("the state folder {} is in use by another runner", root));
     return kExitConfig;
   }
   struct sigaction forward {};

@@ -144,6 +144,16 @@ TEST_F(WorkKeeperTest, LogFormatJsonWritesEachLineAsAJsonObject) {
   EXPECT_EQ(line.value("step", ""), "A") << r.out;
   EXPECT_EQ(line.value("stream", ""), "out") << r.out;
   EXPECT_EQ(line.value("line", ""), "hello") << r.out;
+  // and the runner's own lines too, told apart from a step's by their stream
+  ASSERT_TRUE(rig_.enqueue("j2", {"A"}, "t2"));
+  CliResult refused = run_cli(
+      WorkRig::work_args(rig_.server().url(), rig_.path("state"),
+                         {"--once", "--log-format", "json", "--step", "A=./no/such/command"}));
+  EXPECT_EQ(refused.code, 78) << refused.err;
+  const json said = json::parse(refused.err.substr(0, refused.err.find('\n')), nullptr, false);
+  EXPECT_EQ(said.value("stream", ""), "runner") << refused.err;
+  EXPECT_NE(said.value("line", "").find("cannot execute ./no/such/command"), std::string::npos)
+      << refused.err;
 }
 
 TEST_F(WorkKeeperTest, ConcurrencyRunsAttemptsAtOnceEachSlotInItsOwnFolder) {
