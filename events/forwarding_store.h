@@ -58,6 +58,7 @@ class ForwardingStore : public EventStore {
   Status get_snapshot(std::string* value) const override { return inner_->get_snapshot(value); }
   Status refresh() override { return inner_->refresh(); }
   Status verify_log_checksums() const override { return inner_->verify_log_checksums(); }
+  Status flush_to_tables() override { return inner_->flush_to_tables(); }
   Status open_damage() const override { return inner_->open_damage(); }
   Status index_damage() const override { return inner_->index_damage(); }
   std::vector<MemoryPart> memory_parts() const override { return inner_->memory_parts(); }

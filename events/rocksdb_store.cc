@@ -454,6 +454,14 @@ Status RocksDbStore::verify_unflushed_log() const {
   return from_rocksdb(it->status(), "reading the memtable");
 }
 
+Status RocksDbStore::flush_to_tables() {
+  std::shared_lock lock(db_mu_);
+  if (!db_ || !db_writable_) return Status::Ok();
+  rocksdb::FlushOptions fo;
+  fo.wait = true;
+  return from_rocksdb(db_->Flush(fo, handles_), "writing the memtables out to table files");
+}
+
 Status RocksDbStore::verify_log_checksums() const {
   std::vector<rocksdb::LiveFileMetaData> files;
   {

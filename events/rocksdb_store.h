@@ -89,6 +89,7 @@ class RocksDbStore final : public EventStore {
   Status get_snapshot(std::string* value) const override;
   Status refresh() override;
   Status verify_log_checksums() const override;
+  Status flush_to_tables() override;
   Status open_damage() const override { return open_damage_; }
   Status index_damage() const override;
   // table_readers.FAMILY (index and filter blocks held beside the block

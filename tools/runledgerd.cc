@@ -487,6 +487,11 @@ int server_main(int argc, char** argv) {
   serve_until_signalled(server, signals);
   if (node) node->stop();
   engine->shutdown();
+  if (!f.read_only) {
+    if (Status st = store->flush_to_tables(); !st.ok()) {
+      log::warn("the next start replays the write-ahead log: {}", st.ToString());
+    }
+  }
   // Only once the engine wrote its last: a standby takes over at once.
   if (node) node->resign();
   log::info("stopped cleanly");

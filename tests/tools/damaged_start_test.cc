@@ -161,34 +161,75 @@ void enqueue_jobs(ServerProcess& server, int first, int last) {
 }
 
 TEST(DamagedStart, AWriteAheadLogFileBeforeTheNewestCutShortStopsTheStart) {
-  // Given 30 jobs, a clean stop, a start (which keeps the write-ahead log it
+  // Given 30 jobs and a kill, a start (which keeps the write-ahead log it
   // recovered from, its events not yet in a table file, and opens a new
-  // one), two jobs more and a clean stop again
+  // one), two jobs more and a kill again
   TempDir dir;
   {
     ServerProcess server(dir.path());
     ASSERT_TRUE(server.wait_ready()) << server.log();
     ASSERT_NO_FATAL_FAILURE(enqueue_jobs(server, 1, 30));
-    ASSERT_EQ(server.terminate(), 0) << server.log();
+    server.kill_hard();
   }
   {
     ServerProcess server(dir.path());
     ASSERT_TRUE(server.wait_ready()) << server.log();
     ASSERT_NO_FATAL_FAILURE(enqueue_jobs(server, 31, 32));
-    ASSERT_EQ(server.terminate(), 0) << server.log();
+    server.kill_hard();
   }
   const std::vector<std::string> wals = wal_files(dir.path());
   ASSERT_GE(wals.size(), 2u);
-  // When the older write-ahead log is cut to a quarter: its later events
-  // (and the first stop's snapshot) are gone, the newer one's are not
+  // When the older write-ahead log is cut to a quarter: its later events are
+  // gone, the newer one's are not
   std::filesystem::resize_file(wals.front(), file_size(wals.front()) / 4);
   // Then verify names a missing seq among the first 30 jobs' events
   const uint64_t bad = seq_named_by_verify(dir.path());
   EXPECT_GE(bad, 2u);
   EXPECT_LE(bad, 30u);
-  // and the server refuses to start, naming it too, where it used to serve
-  // the log from the snapshot the newer file holds and append after the gap
+  // and the server refuses to start, naming it too, where it used to fold
+  // the events after the gap and append after them
   expect_refused_naming(dir.path(), bad);
+}
+
+// The last seq a server on `data` reports in /v1/health.
+uint64_t health_last_seq(const ServerProcess& server) {
+  httplib::Client client(server.url());
+  auto health = client.Get("/v1/health");
+  if (!health || health->status != 200) {
+    ADD_FAILURE() << "no health: " << (health ? health->body : "no answer");
+    return 0;
+  }
+  return nlohmann::json::parse(health->body).value("last_seq", uint64_t{0});
+}
+
+TEST(DamagedStart, AfterACleanStopAWriteAheadLogCutShortLosesNothing) {
+  // Given 20 jobs and a clean stop, which writes what the store holds in
+  // memory out to its table files
+  TempDir dir;
+  uint64_t acknowledged = 0;
+  {
+    ServerProcess server(dir.path());
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    ASSERT_NO_FATAL_FAILURE(enqueue_jobs(server, 1, 20));
+    acknowledged = health_last_seq(server);
+    ASSERT_EQ(server.terminate(), 0) << server.log();
+  }
+  ASSERT_GE(acknowledged, 20u);
+  // When every write-ahead log file left is cut to its first 64 bytes (the
+  // stop's snapshot, its last record, would go alone with less)
+  for (const std::string& wal : wal_files(dir.path())) {
+    std::filesystem::resize_file(wal, std::min<uint64_t>(file_size(wal), 64));
+  }
+  // Then the log still holds every acknowledged event, and the server
+  // starts on it and serves the last job
+  EXPECT_EQ(verified_last_seq(dir.path()), acknowledged);
+  ServerProcess server(dir.path());
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  EXPECT_EQ(health_last_seq(server), acknowledged);
+  httplib::Client client(server.url());
+  auto last_job = client.Get("/v1/jobs/j-20");
+  ASSERT_TRUE(last_job);
+  EXPECT_EQ(last_job->status, 200) << last_job->body;
 }
 
 TEST(DamagedStart, AReadOnlyServerAndAWritableOneNeverShareAFolder) {
