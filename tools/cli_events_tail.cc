@@ -54,9 +54,8 @@ int tail(const TailOptions& o) {
     if (done) return kExitOk;
     if (r.status == 200) {
       connected_once = true;
-    } else if (r.status != 0 && r.status != 503) {
-      return exit_for(r, "events tail");  // refused: a bad cursor, a token it lacks
-    } else if (!connected_once) {
+    } else if ((r.status != 0 && r.status != 503) || !connected_once) {
+      // Refused (a bad cursor, a token it lacks), or never reached at all.
       return exit_for(r, "events tail");
     }
     std::fprintf(stderr, "runledger: events tail: the stream ended (%s); resuming after seq %s\n",
