@@ -103,8 +103,11 @@ void print_fields(const nlohmann::json& entity) {
   for (const auto& [name, value] : entity.items()) {
     if (is_table_of_objects(value)) continue;
     if (value.is_object() && !value.empty()) {
-      for (const auto& [field, inner] : value.items())
-        rows.push_back({name + "." + field, cell(inner)});
+      for (const auto& [field, inner] : value.items()) {
+        std::string dotted = name;
+        dotted.append(".").append(field);
+        rows.push_back({std::move(dotted), cell(inner)});
+      }
     } else {
       rows.push_back({name, cell(value)});
     }
@@ -128,8 +131,10 @@ void print_objects(const std::string& name, const nlohmann::json& items) {
   std::stable_sort(header.begin(), header.end(),
                    [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
   std::vector<std::vector<std::string>> rows;
+  rows.reserve(items.size());
   for (const auto& item : items) {
     std::vector<std::string> row;
+    row.reserve(header.size());
     for (const auto& field : header) row.push_back(item.contains(field) ? cell(item[field]) : "-");
     rows.push_back(std::move(row));
   }

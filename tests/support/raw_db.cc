@@ -21,6 +21,7 @@ RawDb::RawDb(const std::string& dir) {
   std::vector<std::string> names;
   check(rocksdb::DB::ListColumnFamilies(o, dir, &names), "list column families");
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  families.reserve(names.size());
   for (const auto& n : names) families.emplace_back(n, rocksdb::ColumnFamilyOptions());
   check(rocksdb::DB::Open(o, dir, families, &handles_, &db_), "raw open " + dir);
 }
@@ -134,6 +135,7 @@ std::vector<std::string> wal_files(const std::string& dir) {
   }
   std::sort(numbered.begin(), numbered.end());
   std::vector<std::string> files;
+  files.reserve(numbered.size());
   for (auto& [number, path] : numbered) files.push_back(std::move(path));
   return files;
 }

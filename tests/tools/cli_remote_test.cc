@@ -252,7 +252,7 @@ class CliRemoteAuthTest : public CliRemoteTest {
     return {"--auth-tokens", tokens_.path() + "/tokens"};
   }
   std::string token_file(const std::string& token) {
-    const std::string path = tokens_.path() + "/" + token.substr(0, 4);
+    std::string path = tokens_.path() + "/" + token.substr(0, 4);
     std::ofstream f(path);
     f << token << "\n";
     return path;

@@ -41,12 +41,12 @@ class WorkTest : public ::testing::Test {
   virtual httplib::Headers auth() { return {}; }
 
   json post(const std::string& path, const json& body) {
-    auto r = http_->Post(path.c_str(), auth(), body.dump(), "application/json");
+    auto r = http_->Post(path, auth(), body.dump(), "application/json");
     EXPECT_TRUE(r) << path;
     return r ? json::parse(r->body, nullptr, false) : json();
   }
   json job(const std::string& id) {
-    auto r = http_->Get(("/v1/jobs/" + id).c_str(), auth());
+    auto r = http_->Get("/v1/jobs/" + id, auth());
     return r ? json::parse(r->body, nullptr, false) : json();
   }
   void enqueue(const std::string& id, const std::vector<std::string>& plan, int max_attempts = 1) {
@@ -105,7 +105,7 @@ class WorkTest : public ::testing::Test {
   // An executable shell script of `body`; its path. A --step command runs
   // as `sh -c 'exec CMD'`: one command, as a script is.
   std::string script(const std::string& name, const std::string& body) const {
-    const std::string file = path(name + ".sh");
+    std::string file = path(name + ".sh");
     {
       std::ofstream f(file);
       f << "#!/bin/sh\n" << body << "\n";
