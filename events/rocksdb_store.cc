@@ -367,22 +367,37 @@ Status RocksDbStore::load_tail() {
   return Status::Ok();
 }
 
+namespace {
+
+// The highest log key in a table file, from the key ranges RocksDB's manifest
+// keeps of them: 0 when the log has none.
+uint64_t last_seq_in_tables(const std::vector<rocksdb::LiveFileMetaData>& files) {
+  uint64_t last = 0;
+  for (const auto& f : files) {
+    uint64_t largest = 0;
+    if (f.column_family_name == keys::kLogFamily && keys::parse_log_key(f.largestkey, &largest)) {
+      last = std::max(last, largest);
+    }
+  }
+  return last;
+}
+
+}  // namespace
+
+std::unique_ptr<rocksdb::Iterator> RocksDbStore::memtable_log_iterator() const {
+  rocksdb::ReadOptions ro;
+  ro.read_tier = rocksdb::kMemtableTier;
+  return std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(ro, cf(kLog)));
+}
+
 // The highest well-formed log key, from RocksDB's manifest (the key range of
 // each table file) and the memtable, without reading a table block: what a
 // reading store uses when the block holding the last event is damaged.
 Status RocksDbStore::last_seq_without_reading_events(uint64_t* seq) const {
-  *seq = 0;
   std::vector<rocksdb::LiveFileMetaData> files;
   db_->GetLiveFilesMetaData(&files);
-  for (const auto& f : files) {
-    uint64_t largest = 0;
-    if (f.column_family_name == keys::kLogFamily && keys::parse_log_key(f.largestkey, &largest)) {
-      *seq = std::max(*seq, largest);
-    }
-  }
-  rocksdb::ReadOptions ro;
-  ro.read_tier = rocksdb::kMemtableTier;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kLog)));
+  *seq = last_seq_in_tables(files);
+  std::unique_ptr<rocksdb::Iterator> it = memtable_log_iterator();
   uint64_t in_memory = 0;
   for (it->SeekToLast(); it->Valid(); it->Prev()) {
     if (keys::parse_log_key(view(it->key()), &in_memory)) {
@@ -420,26 +435,15 @@ Status RocksDbStore::refresh() {
 // torn write leaves one at the end of the newest: cut short in an older file,
 // the events after the cut and up to the next file are missing, and the seqs
 // would jump where nothing else notices (a fold starts after the snapshot).
-// REQUIRES: db_mu_ shared.
-Status RocksDbStore::verify_unflushed_log() const {
-  // The memtables first: a flush that ends meanwhile leaves its events in the
-  // pinned memtables as well as in the table file listed below.
-  rocksdb::ReadOptions ro;
-  ro.read_tier = rocksdb::kMemtableTier;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf(kLog)));
-  uint64_t flushed_last = 0;
-  std::vector<rocksdb::LiveFileMetaData> files;
-  db_->GetLiveFilesMetaData(&files);
-  for (const auto& f : files) {
-    uint64_t largest = 0;
-    if (f.column_family_name == keys::kLogFamily && keys::parse_log_key(f.largestkey, &largest)) {
-      flushed_last = std::max(flushed_last, largest);
-    }
-  }
-  uint64_t expected = flushed_last + 1;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+// `memtables` was made before `files` was listed: a flush that ends in
+// between leaves its events in the pinned memtables as well as in a listed
+// table file.
+Status RocksDbStore::verify_unflushed_log(const std::vector<rocksdb::LiveFileMetaData>& files,
+                                          rocksdb::Iterator& memtables) {
+  uint64_t expected = last_seq_in_tables(files) + 1;
+  for (memtables.SeekToFirst(); memtables.Valid(); memtables.Next()) {
     uint64_t seq = 0;
-    if (!keys::parse_log_key(view(it->key()), &seq)) {
+    if (!keys::parse_log_key(view(memtables.key()), &seq)) {
       return Status::Corruption("a log key in the memtable is malformed", expected);
     }
     if (seq < expected) continue;
@@ -451,7 +455,7 @@ Status RocksDbStore::verify_unflushed_log() const {
     }
     ++expected;
   }
-  return from_rocksdb(it->status(), "reading the memtable");
+  return from_rocksdb(memtables.status(), "reading the memtable");
 }
 
 Status RocksDbStore::flush_to_tables() {
@@ -467,8 +471,9 @@ Status RocksDbStore::verify_log_checksums() const {
   {
     std::shared_lock lock(db_mu_);
     if (!db_) return closed();
-    if (Status st = verify_unflushed_log(); !st.ok()) return st;
+    std::unique_ptr<rocksdb::Iterator> memtables = memtable_log_iterator();
     db_->GetLiveFilesMetaData(&files);
+    if (Status st = verify_unflushed_log(files, *memtables); !st.ok()) return st;
   }
   std::erase_if(files, [](const auto& f) { return f.column_family_name != keys::kLogFamily; });
   // In seq order, so that of two damaged files the earlier one is named.

@@ -128,7 +128,10 @@ class RocksDbStore final : public EventStore {
   Status write_index_checkpoint();
   void publish_index();
   Status last_seq_without_reading_events(uint64_t* seq) const;
-  Status verify_unflushed_log() const;
+  // An iterator over the log's events in memtables only.
+  std::unique_ptr<rocksdb::Iterator> memtable_log_iterator() const;
+  static Status verify_unflushed_log(const std::vector<rocksdb::LiveFileMetaData>& files,
+                                     rocksdb::Iterator& memtables);
   Status stage_event(const EncodedEvent& event, uint64_t* seq, Hash* hash);
   Status stage_side_records(const AppendBatch& batch);
   Status open_stream(const std::string& stream, OpenStream** out);

@@ -115,6 +115,19 @@ uint64_t middle_record_payload_byte(const std::string& wal) {
   return offset + length / 2;
 }
 
+// Enqueues the jobs j-`first` to j-`last` on `server`, one request (and one
+// write-ahead log record) each.
+void enqueue_jobs(ServerProcess& server, int first, int last) {
+  httplib::Client client(server.url());
+  for (int i = first; i <= last; ++i) {
+    const std::string body = R"({"id":"j-)" + std::to_string(i) + R"(","kind":"k","target":"t-)" +
+                             std::to_string(i) + R"("})";
+    auto r = client.Post("/v1/jobs", body, "application/json");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 201) << r->body;
+  }
+}
+
 TEST(DamagedStart, ADamagedRecordInTheMiddleOfTheWriteAheadLogStopsTheStart) {
   TempDir dir;
   ASSERT_NO_FATAL_FAILURE(write_jobs(dir.path()));
@@ -124,14 +137,7 @@ TEST(DamagedStart, ADamagedRecordInTheMiddleOfTheWriteAheadLogStopsTheStart) {
   {
     ServerProcess server(dir.path());
     ASSERT_TRUE(server.wait_ready()) << server.log();
-    httplib::Client client(server.url());
-    for (int i = 0; i < 40; ++i) {
-      const std::string body =
-          R"({"id":"late-)" + std::to_string(i) + R"(","kind":"k","target":"t-late"})";
-      auto r = client.Post("/v1/jobs", body, "application/json");
-      ASSERT_TRUE(r);
-      ASSERT_EQ(r->status, 201) << r->body;
-    }
+    ASSERT_NO_FATAL_FAILURE(enqueue_jobs(server, 1, 40));
     server.kill_hard();
   }
   const uint64_t last_seq = verified_last_seq(dir.path());
@@ -145,19 +151,6 @@ TEST(DamagedStart, ADamagedRecordInTheMiddleOfTheWriteAheadLogStopsTheStart) {
   EXPECT_LE(bad, last_seq);
   // and the server refuses to start, naming it too
   expect_refused_naming(dir.path(), bad);
-}
-
-// Enqueues the jobs j-`first` to j-`last` on `server`, one request (and one
-// write-ahead log record) each.
-void enqueue_jobs(ServerProcess& server, int first, int last) {
-  httplib::Client client(server.url());
-  for (int i = first; i <= last; ++i) {
-    const std::string body = R"({"id":"j-)" + std::to_string(i) + R"(","kind":"k","target":"t-)" +
-                             std::to_string(i) + R"("})";
-    auto r = client.Post("/v1/jobs", body, "application/json");
-    ASSERT_TRUE(r);
-    ASSERT_EQ(r->status, 201) << r->body;
-  }
 }
 
 TEST(DamagedStart, AWriteAheadLogFileBeforeTheNewestCutShortStopsTheStart) {

@@ -41,6 +41,15 @@ class WorkKeeperTest : public ::testing::Test {
     return false;
   }
   // Whether the process the step's pid file names still runs.
+  // Job j1's step A (`sleep 60`) running under a runner with `--lease-s
+  // lease_s --fence-after 2s --grace 1s`, whose output goes to "first".
+  void start_fenced_step(const std::string& lease_s, pid_t* runner) {
+    ASSERT_TRUE(rig_.enqueue("j1", {"A"}, "t1"));
+    *runner = spawn_runner({"--once", "--lease-s", lease_s, "--fence-after", "2s", "--grace", "1s",
+                            "--step", "A=sleep 60"},
+                           "first");
+    ASSERT_TRUE(wait_step_running("j1")) << read_whole_file(rig_.path("first.err"));
+  }
   bool step_process_runs(const std::string& id) {
     const json p =
         json::parse(read_whole_file(rig_.path("state/" + id + "-a1/step-A.pid")), nullptr, false);
@@ -78,11 +87,8 @@ TEST_F(WorkKeeperTest, ABoundKeeperStopsTheStepWhenItsRunnerDiesAndTheNextRunner
 }
 
 TEST_F(WorkKeeperTest, AFencedStepIsReportedWithItsExitOnceTheServerIsBack) {
-  ASSERT_TRUE(rig_.enqueue("j1", {"A"}, "t1"));
-  const pid_t runner = spawn_runner(
-      {"--once", "--lease-s", "1", "--fence-after", "2s", "--grace", "1s", "--step", "A=sleep 60"},
-      "first");
-  ASSERT_TRUE(wait_step_running("j1")) << read_whole_file(rig_.path("first.err"));
+  pid_t runner = 0;
+  ASSERT_NO_FATAL_FAILURE(start_fenced_step("1", &runner));
   const int port = rig_.server().port();
   rig_.server().kill_hard();
   // Fenced: the step is stopped, its end kept, the server still away.
@@ -100,11 +106,8 @@ TEST_F(WorkKeeperTest, AFencedStepIsReportedWithItsExitOnceTheServerIsBack) {
 
 TEST_F(WorkKeeperTest, AServerThatStopsAnsweringFencesTheStepOnTime) {
   // Given a step under a 3 s lease (a heartbeat a second) and --fence-after 2s
-  ASSERT_TRUE(rig_.enqueue("j1", {"A"}, "t1"));
-  const pid_t runner = spawn_runner(
-      {"--once", "--lease-s", "3", "--fence-after", "2s", "--grace", "1s", "--step", "A=sleep 60"},
-      "first");
-  ASSERT_TRUE(wait_step_running("j1")) << read_whole_file(rig_.path("first.err"));
+  pid_t runner = 0;
+  ASSERT_NO_FATAL_FAILURE(start_fenced_step("3", &runner));
   // When the server is paused: it takes connections and answers nothing
   const pid_t server = rig_.server().pid();
   ::kill(server, SIGSTOP);
