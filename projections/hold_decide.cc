@@ -52,10 +52,11 @@ std::optional<Decision> check_place_input(const Place& c) {
   return std::nullopt;
 }
 
-// The attempt this hold was placed with when that attempt became STALE and
-// is still STALE, or nullptr. Only that hold's release resolves the attempt:
-// another hold on the same job (an operator's) says nothing about how the
-// attempt ended. A job absent from memory is finished, so not STALE.
+// The attempt this hold concerns if that attempt is STALE now, or nullptr:
+// the one the engine placed the hold with, or the one an operator's hold
+// named. Either hold's release must say how the attempt ended, and resolves
+// it (a hold placed while the attempt ran concerns it all the same). A job
+// absent from memory is finished, so not STALE.
 const jobs::Attempt* stale_attempt_of(const State& s, const Hold& h) {
   if (h.job.empty() || h.attempt <= 0) return nullptr;
   auto it = s.jobs.by_id.find(h.job);
@@ -63,7 +64,7 @@ const jobs::Attempt* stale_attempt_of(const State& s, const Hold& h) {
   const auto& attempts = it->second.attempts;
   if (static_cast<size_t>(h.attempt) > attempts.size()) return nullptr;
   const jobs::Attempt& a = attempts[h.attempt - 1];
-  if (a.state != jobs::AttemptState::kStale || a.stale_hold_id != h.id) return nullptr;
+  if (a.state != jobs::AttemptState::kStale) return nullptr;
   return &a;
 }
 
@@ -108,7 +109,7 @@ std::optional<Decision> check_outcome(const Hold& h, const jobs::Attempt* stale,
     // Accepting it would record a resolution that resolves nothing.
     return Decision::reject(RejectionCode::kInvalidField,
                             "outcome resolves a STALE attempt, and hold " + h.id +
-                                " was not placed with one that is still STALE",
+                                " concerns no attempt that is still STALE",
                             field("outcome"));
   }
   return std::nullopt;

@@ -136,11 +136,12 @@ JobInfo job_info(const jobs::Job& j) {
   return out;
 }
 
+// A hold whose attempt is STALE: its release must say how that attempt ended.
 bool is_stale_hold(const State& s, const holds::Hold& h) {
   auto it = s.jobs.by_id.find(h.job);
   if (it == s.jobs.by_id.end()) return false;
   const jobs::Attempt* a = it->second.attempt(h.attempt);
-  return a && a->state == jobs::AttemptState::kStale && a->stale_hold_id == h.id;
+  return a && a->state == jobs::AttemptState::kStale;
 }
 
 // What may not change once an attempt is terminal.

@@ -67,7 +67,7 @@ std::vector<HoldBrief> open_holds(SimBus& bus) {
       auto j = s.jobs.by_id.find(h.job);
       if (j != s.jobs.by_id.end() && j->second.attempt(h.attempt)) {
         const jobs::Attempt* a = j->second.attempt(h.attempt);
-        stale = a->state == jobs::AttemptState::kStale && a->stale_hold_id == id;
+        stale = a->state == jobs::AttemptState::kStale;
       }
       // Holds the engine placed have random ids but name their attempt.
       std::string own = id.rfind("op-", 0) == 0 ? id : "";

@@ -193,8 +193,8 @@ TEST(HoldRelease, ConfirmedStopIsCheckedBeforeTheOutcome) {
   expect_refused_naming_field(d, 422, "invalid_field", "execution_stopped");
 }
 
-TEST(HoldRelease, AnotherHoldOnAStaleJobDoesNotResolveItsAttempt) {
-  // Given an operator's hold on j1, then attempt 2 STALE with its own hold h2.
+TEST(HoldRelease, AnOperatorsHoldOnAStaleAttemptNeedsAnOutcomeAndResolvesIt) {
+  // Given an operator's hold on j1's attempt 2, then attempt 2 STALE with its own hold h2.
   Given g;
   given_job(g, "j1", "orders", 2, jobs::AttemptState::kRunning);
   g.run(place_cmd("op", "orders", kResultUnknown, "suspicious output", "j1"));
@@ -203,13 +203,22 @@ TEST(HoldRelease, AnotherHoldOnAStaleJobDoesNotResolveItsAttempt) {
   a.state = jobs::AttemptState::kStale;
   a.stale_hold_id = "h2";
 
-  Decision with_outcome =
-      decide(g.state, release_cmd("op", "output fine", std::nullopt, "SUCCEEDED"), g.ctx());
-  expect_refused_naming_field(with_outcome, 422, "invalid_field", "outcome");
-
   Decision plain = decide(g.state, release_cmd("op", "output fine"), g.ctx());
-  ASSERT_FALSE(plain.rejection) << plain.rejection->message;
-  EXPECT_EQ(Given::types(plain), std::vector<std::string>{"HoldReleased"});
+  expect_refused_naming_field(plain, 422, "missing_field", "outcome");
+
+  Decision with_outcome = g.run(release_cmd("op", "output fine", std::nullopt, "SUCCEEDED"));
+  ASSERT_FALSE(with_outcome.rejection) << with_outcome.rejection->message;
+  EXPECT_EQ(Given::types(with_outcome),
+            (std::vector<std::string>{"HoldReleased", "AttemptResolved"}));
+  EXPECT_EQ(with_outcome.events[1].payload.AsAttemptResolved()->hold_id, "op");
+  EXPECT_EQ(g.state.jobs.by_id.at("j1").latest().state, jobs::AttemptState::kSucceeded);
+
+  // The engine's own hold stays until released, and its attempt is no longer STALE.
+  Decision late = decide(g.state, release_cmd("h2", "stopped", true, "FAILED"), g.ctx());
+  expect_refused_naming_field(late, 422, "invalid_field", "outcome");
+  Decision h2 = g.run(release_cmd("h2", "stopped", true));
+  ASSERT_FALSE(h2.rejection) << h2.rejection->message;
+  EXPECT_EQ(Given::types(h2), std::vector<std::string>{"HoldReleased"});
 }
 
 TEST(HoldRelease, HoldOfAnAttemptNoLongerStaleNeedsNoOutcome) {
