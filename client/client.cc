@@ -1,7 +1,5 @@
 #include "client/client.h"
 
-#include <openssl/rand.h>
-
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +9,7 @@
 
 #include <httplib.h>
 
+#include "base/random_bytes.h"
 #include "base/sha256.h"
 
 namespace runledger::client {
@@ -251,11 +250,7 @@ Response Client::stream(const std::string& path, const std::string& last_event_i
   return r;
 }
 
-std::string new_idempotency_key() {
-  unsigned char bytes[16];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("no randomness available");
-  return to_hex(bytes, sizeof bytes);
-}
+std::string new_idempotency_key() { return random_hex(16); }
 
 std::string path_segment(std::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";

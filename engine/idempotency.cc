@@ -1,9 +1,9 @@
 #include "engine/idempotency.h"
 
-#include <openssl/rand.h>
-
 #include <cstring>
 #include <stdexcept>
+
+#include "base/random_bytes.h"
 
 namespace runledger {
 namespace {
@@ -89,7 +89,7 @@ std::string encode_idempotency(int64_t recorded_at_ms, const Hash& fingerprint, 
   put_be(secret_at, 4, &v);
   v.push_back(static_cast<char>(secret.size()));
   unsigned char nonce[kNonceBytes];
-  if (RAND_bytes(nonce, sizeof nonce) != 1) throw std::runtime_error("no randomness available");
+  random_bytes(nonce);
   const std::string_view nonce_text(reinterpret_cast<const char*>(nonce), sizeof nonce);
   v.append(nonce_text);
   std::string sealed(secret);

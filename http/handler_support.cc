@@ -1,7 +1,5 @@
 #include "http/handler_support.h"
 
-#include <openssl/rand.h>
-
 #include <charconv>
 #include <set>
 #include <stdexcept>
@@ -65,14 +63,6 @@ nlohmann::json parse_body(const ApiRequest& r) {
 
 Reply rejection_reply(const Rejection& r) {
   return Reply::error(http_status(r.code), std::string(code_name(r.code)), r.message, r.extra);
-}
-
-std::string random_hex(size_t bytes) {
-  unsigned char buf[64];
-  if (bytes > sizeof buf || RAND_bytes(buf, static_cast<int>(bytes)) != 1) {
-    throw std::runtime_error("no randomness available");
-  }
-  return to_hex(buf, bytes);
 }
 
 std::string new_id(std::string_view prefix) { return std::string(prefix) + "-" + random_hex(8); }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/random_bytes.h"
 #include "engine/engine.h"
 #include "http/api_request.h"
 #include "http/json_input.h"
@@ -28,8 +29,6 @@ nlohmann::json parse_body(const ApiRequest& r);
 // A refusal from a decider as an error reply.
 Reply rejection_reply(const Rejection& r);
 
-// Cryptographically random lowercase hex of `bytes` random bytes.
-std::string random_hex(size_t bytes);
 // A server-made id, e.g. "job-3f9a...": 16 random hex digits after the prefix.
 std::string new_id(std::string_view prefix);
 
