@@ -19,6 +19,8 @@ std::string Status::ToString() const {
       return "invalid: " + message_;
     case Code::kUnavailable:
       return "unavailable: " + message_;
+    case Code::kInDoubt:
+      return "in doubt: " + message_;
   }
   return message_;
 }

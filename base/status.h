@@ -21,6 +21,9 @@ class [[nodiscard]] Status {
     kIoError = 4,      // the disk refused (full, failing, read-only)
     kInvalid = 5,      // bad argument
     kUnavailable = 6,  // the store is closed or read-only
+    // A write whose commit was sent but never confirmed (a timeout, a lost
+    // connection): it may or may not have happened.
+    kInDoubt = 7,
   };
 
   Status() = default;
@@ -35,6 +38,7 @@ class [[nodiscard]] Status {
   static Status IoError(std::string m) { return Status(Code::kIoError, std::move(m)); }
   static Status Invalid(std::string m) { return Status(Code::kInvalid, std::move(m)); }
   static Status Unavailable(std::string m) { return Status(Code::kUnavailable, std::move(m)); }
+  static Status InDoubt(std::string m) { return Status(Code::kInDoubt, std::move(m)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

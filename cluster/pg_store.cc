@@ -277,10 +277,11 @@ Status PgStore::append_to_database(const AppendBatch& batch, const Leadership& l
     if (sqlstate == pg::kFencedState) {
       return Status::Unavailable("fenced: another node leads now (" + st.message() + ")");
     }
-    const bool in_doubt = conn_ == nullptr || conn_->broken();
-    if (in_doubt) conn_.reset();
-    return Status::Unavailable(std::string(in_doubt ? "the commit is in doubt: " : "") +
-                               st.message());
+    if (conn_ == nullptr || conn_->broken()) {
+      conn_.reset();
+      return Status::InDoubt("the commit was not confirmed: " + st.message());
+    }
+    return Status::Unavailable(st.message());
   }
   *head_seq = to_seq;
   *head_hash = to_hash;

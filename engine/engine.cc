@@ -430,9 +430,7 @@ void Engine::apply_read(Pending& p) {
     p.outcome = "error";
     p.reply = Reply::error(500, "internal_error", std::string("the read failed: ") + e.what());
   }
-  // How far the log behind this read goes (on a standby, how far it has
-  // followed the leader's).
-  p.reply.headers += "X-Runledger-Seq: " + std::to_string(state_.last_seq) + "\r\n";
+  p.reply.add_seq(state_.last_seq);
 }
 
 bool Engine::refused_undecided(Pending& p, const Command& cmd) {

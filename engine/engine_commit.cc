@@ -191,7 +191,11 @@ void Engine::on_written(std::unique_ptr<WriteUnit> unit, const Status& outcome) 
     store_snapshot(b->out.events.back().seq, std::move(*b->snapshot));
   }
   if (!outcome.ok()) {
-    refuse_batch(b->requests, "the write failed and nothing was changed: " + outcome.ToString());
+    refuse_batch(b->requests,
+                 outcome.code() == Status::Code::kInDoubt
+                     ? "the write may or may not have been committed: " + outcome.ToString() +
+                           "; a retry with the same Idempotency-Key tells which"
+                     : "the write failed and nothing was changed: " + outcome.ToString());
     return;
   }
   auto now = std::chrono::steady_clock::now();

@@ -3,7 +3,9 @@
 // is plain data.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +29,14 @@ struct Reply {
     j["error"] = message;
     j["code"] = code;
     return Reply{status, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+  }
+
+  // How far the log behind a read goes (on a cluster's standby, how far it
+  // has followed the leader's): every read says it.
+  static constexpr std::string_view kSeqHeader = "X-Runledger-Seq";
+  bool has_seq() const { return headers.find(kSeqHeader) != std::string::npos; }
+  void add_seq(uint64_t seq) {
+    headers.append(kSeqHeader).append(": ").append(std::to_string(seq)).append("\r\n");
   }
 };
 

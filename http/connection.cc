@@ -169,6 +169,7 @@ void Connection::dispatch() {
   }
 
   api_ = ApiRequest{};
+  read_seq_.reset();
   long_poll_.reset();
   waiting_id_ = 0;
   api_.method = head_only_ ? "GET" : in.method;
@@ -185,6 +186,7 @@ void Connection::dispatch() {
     if (early->status == 403) ctx_.counters.refused(HttpCounters::Refusal::kForbidden);
     return send(std::move(*early));
   }
+  if (api_.method == "GET") read_seq_ = ctx_.engine.store().last_seq();
   const Router::Route* route = nullptr;
   if (auto refused = find_route(ctx_.router, api_, &route)) {
     // A 4xx first reply is kept under the request's Idempotency-Key, whoever made it.
@@ -377,6 +379,8 @@ void Connection::end_wait() {
 void Connection::send(Reply r) {
   if (closed_) return;
   ctx_.counters.reply(r.status);
+  if (read_seq_ && !r.has_seq()) r.add_seq(*read_seq_);
+  read_seq_.reset();
   body_ = std::move(r.body);
   ResponseHead h;
   h.status = r.status;

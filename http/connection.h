@@ -131,7 +131,10 @@ class Connection : public std::enable_shared_from_this<Connection>, public LiveS
   size_t served_ = 0;
   bool keep_alive_ = true;
   bool http10_ = false;
-  bool head_only_ = false;          // HEAD: the reply's headers without its body
+  bool head_only_ = false;  // HEAD: the reply's headers without its body
+  // A read of the API: its reply says how far the log behind it goes, the
+  // store's last seq before it ran when the engine did not say so itself.
+  std::optional<uint64_t> read_seq_;
   size_t reply_bytes_counted_ = 0;  // of the reply being written, in the server's count
   std::string head_;                // of the reply being written
   std::string body_;                // of the reply being written

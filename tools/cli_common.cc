@@ -38,6 +38,7 @@ int fail(std::string_view what, const Status& s) {
       return kExitIoErr;
     case Status::Code::kConflict:
     case Status::Code::kUnavailable:
+    case Status::Code::kInDoubt:
       return kExitSoftware;
   }
   return kExitSoftware;

@@ -55,6 +55,27 @@ TEST(WriteFailure, TheFailedCommandGets503AndNothingOfItIsInTheLog) {
   EXPECT_TRUE(same_state(loaded_digest(h.store(), false), engine_digest(h.engine())));
 }
 
+TEST(WriteFailure, ACommitInDoubtSaysSoAndARetryWithItsKeyTellsWhatHappened) {
+  // Given an engine whose next append is written but never confirmed
+  EngineHarness h;
+  h.faults().doubt_next_appends(1);
+  // When a keyed enqueue is sent
+  Reply r = h.engine().execute(keyed_request(enqueue_command("b", "k", "t-b"), "key-b", "enqueue"));
+  // Then it gets 503, which does not claim that nothing changed
+  EXPECT_EQ(r.status, 503);
+  const std::string error = body_json(r).value("error", "");
+  EXPECT_NE(error.find("may or may not have been committed"), std::string::npos) << error;
+  EXPECT_EQ(error.find("nothing was changed"), std::string::npos) << error;
+  // and the rebuild from the log finds the command there, which the same
+  // key's retry tells, without running it twice
+  EXPECT_EQ(job_state(h.engine(), "b"), "QUEUED");
+  const uint64_t seq = h.store().last_seq();
+  Reply again =
+      h.engine().execute(keyed_request(enqueue_command("b", "k", "t-b"), "key-b", "enqueue"));
+  EXPECT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(h.store().last_seq(), seq);
+}
+
 TEST(WriteFailure, AFailedClaimLeavesTheJobQueuedAndItsTokenUseless) {
   // Given a queued job
   EngineHarness h;

@@ -1,7 +1,9 @@
 // FaultyStore: an EventStore that forwards to a real one and can be told to
 // refuse appends with kIoError, writing nothing, the way a full or failing
-// disk does. Engine tests use it to drive the refusing state (503) and the
-// recovery that follows. Header-only so any test binary can use it.
+// disk does, or to write an append and answer kInDoubt, the way a commit
+// whose confirmation was lost does. Engine tests use it to drive the
+// refusing state (503) and the recovery that follows. Header-only so any
+// test binary can use it.
 //
 // Thread-safe like the store it wraps: the failure switches may be flipped
 // from a test thread while the engine's sequencer appends.
@@ -26,27 +28,34 @@ class FaultyStore final : public ForwardingStore {
   void fail_next_appends(int n) { fail_next_.fetch_add(n); }
   // Every append fails until called again with false ("the disk is full").
   void fail_all_appends(bool on) { fail_all_.store(on); }
+  // The next `n` appends are written, then answered kInDoubt.
+  void doubt_next_appends(int n) { doubt_next_.fetch_add(n); }
   // Appends refused so far.
   int failed_appends() const { return failed_.load(); }
 
   Status append(const AppendBatch& batch) override {
-    if (fail_all_.load() || take_one_failure()) {
+    if (fail_all_.load() || take_one(fail_next_)) {
       failed_.fetch_add(1);
       return Status::IoError("injected write failure (nothing was written)");
     }
-    return ForwardingStore::append(batch);
+    Status st = ForwardingStore::append(batch);
+    if (st.ok() && take_one(doubt_next_)) {
+      return Status::InDoubt("injected lost confirmation (the batch was written)");
+    }
+    return st;
   }
 
  private:
-  bool take_one_failure() {
-    int n = fail_next_.load();
+  static bool take_one(std::atomic<int>& scheduled) {
+    int n = scheduled.load();
     while (n > 0) {
-      if (fail_next_.compare_exchange_weak(n, n - 1)) return true;
+      if (scheduled.compare_exchange_weak(n, n - 1)) return true;
     }
     return false;
   }
 
   std::atomic<int> fail_next_{0};
+  std::atomic<int> doubt_next_{0};
   std::atomic<bool> fail_all_{false};
   std::atomic<int> failed_{0};
 };
