@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { store, subscribe, setToken, probeRole, startLive, query, setQuery, tzMode, href, notify } from './lib.js';
 import { Link, Icon } from './components.jsx';
+import { SvgDefs } from './timeline.jsx';
 import { NowPage, JobsPage, JobPage, TargetPage, HoldsPage, HoldPage, ConnectorsPage, ConnectorPage, EventsPage, EventPage } from './pages.jsx';
 import './app.css';
 
@@ -64,6 +65,7 @@ function App() {
   const key = store.route.path + '|' + (store.token ? 't' : '');
   return <>
     <a class="skip" href="#main">Skip to content</a>
+    <SvgDefs />
     <Header section={section} />
     <main id="main">{store.needToken ? <TokenForm /> : <Page key={key} {...props} />}</main>
   </>;

@@ -1,8 +1,9 @@
 import { useState, useEffect, useMemo, useRef } from 'preact/hooks';
 import { api, store, query, setQuery, href, navigate, enc, fmtTime, fmtDur, ms, onLive, mayAct } from './lib.js';
 import { State, Link, JobLink, HoldLink, TargetLink, ConnLink, SeqLink, Time, ErrorBox, useApi, Action, JsonToggle, JsonLines, EventsTable, StreamLink, Pager, Field, Icon } from './components.jsx';
-import { Timeline, jobTimeline, Lanes } from './timeline.jsx';
+import { Timeline, jobTimeline, Lanes, attemptsOf, heldLabel, holdLabel, at, ATTEMPT_ENDS, SEGMENT_EVENTS } from './timeline.jsx';
 import { overlaps } from './overlap.js';
+import { withJobSeqs, withHoldSeqs, withConnectorSeqs, grantsLease } from './seqs.js';
 
 const ACTIVE = ['QUEUED', 'LEASED', 'RUNNING', 'STALE'];
 const JOB_STATES = ['QUEUED', 'LEASED', 'RUNNING', 'STALE', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'YIELDED'];
@@ -19,8 +20,12 @@ export function NowPage() {
       api('/v1/jobs?state=LEASED&limit=1000'), api('/v1/jobs?state=RUNNING&limit=1000'), api('/v1/jobs?state=STALE&limit=1000'),
       api('/v1/holds?open=true'), api('/v1/connectors?status=error'), api('/v1/connectors?sync_status=running'), api('/v1/jobs?state=FAILED&limit=1000'),
     ]);
-    return { active: [...leased.jobs, ...running.jobs], leasedN: leased.jobs.length, runningN: running.jobs.length, stale: stale.jobs, holds: holds.holds, cerr: cerr.connectors, csync: csync.connectors,
-      failed: failed.jobs.sort((a, b) => (b.updated_at > a.updated_at ? 1 : -1)).slice(0, 10), failedN: failed.jobs.length };
+    const latestFailed = failed.jobs.sort((a, b) => (b.updated_at > a.updated_at ? 1 : -1)).slice(0, 10);
+    const conns = [...cerr.connectors, ...csync.connectors.filter((c) => c.status !== 'error')];
+    const [active, staleJobs, failedJobs, openHolds, shownConns] = await Promise.all([withJobSeqs([...leased.jobs, ...running.jobs]), withJobSeqs(stale.jobs),
+      withJobSeqs(latestFailed), withHoldSeqs(holds.holds), withConnectorSeqs(conns)]);
+    return { active, leasedN: leased.jobs.length, runningN: running.jobs.length, stale: staleJobs, holds: openHolds, cerrN: cerr.connectors.length, csyncN: csync.connectors.length, conns: shownConns,
+      failed: failedJobs, failedN: failed.jobs.length };
   }, [], () => true);
   const d = r.data;
   return <>
@@ -32,22 +37,22 @@ export function NowPage() {
         <li><Link to={href('/ui/jobs', { state: 'RUNNING' })}><State s="RUNNING" /> <b>{d.runningN}</b></Link></li>
         <li><Link to={href('/ui/jobs', { state: 'STALE' })}><State s="STALE" /> <b>{d.stale.length}</b></Link></li>
         <li><Link to={href('/ui/holds', { open: 'true' })}><State s="open" label="open holds" /> <b>{d.holds.length}</b></Link></li>
-        <li><Link to={href('/ui/connectors', { status: 'error' })}><State s="error" label="connectors in error" /> <b>{d.cerr.length}</b></Link></li>
-        <li><Link to={href('/ui/connectors', { sync_status: 'running' })}><State s="running" label="syncing" /> <b>{d.csync.length}</b></Link></li>
+        <li><Link to={href('/ui/connectors', { status: 'error' })}><State s="error" label="connectors in error" /> <b>{d.cerrN}</b></Link></li>
+        <li><Link to={href('/ui/connectors', { sync_status: 'running' })}><State s="running" label="syncing" /> <b>{d.csyncN}</b></Link></li>
         <li><Link to={href('/ui/jobs', { state: 'FAILED' })}><State s="FAILED" /> <b>{d.failedN}</b></Link></li>
       </ul>
       <h2>Attempts leased or running</h2>
       {d.active.length ? <div class="scroll" tabindex="0" role="region" aria-label="active attempts"><table>
         <thead><tr><th scope="col">job</th><th scope="col">state</th><th scope="col">attempt</th><th scope="col">kind</th><th scope="col">target</th><th scope="col">worker</th><th scope="col">lease expires</th><th scope="col">in</th></tr></thead>
         <tbody>{d.active.map((j) => <tr><td><JobLink id={j.id} /></td><td><State s={j.state} /></td><td>{j.attempt}</td><td>{j.kind}</td><td><TargetLink t={j.target} /></td><td>{j.lease ? j.lease.worker : '—'}</td>
-          <td>{j.lease ? <Time iso={j.lease.expires_at} /> : '—'}</td><td class="countdown">{j.lease ? (ms(j.lease.expires_at) >= store.now ? fmtDur(ms(j.lease.expires_at) - store.now) : 'expiring') : ''}</td></tr>)}</tbody>
+          <td>{j.lease ? <Time iso={j.lease.expires_at} seq={j.seqs.leaseGranted} /> : '—'}</td><td class="countdown">{j.lease ? (ms(j.lease.expires_at) >= store.now ? fmtDur(ms(j.lease.expires_at) - store.now) : 'expiring') : ''}</td></tr>)}</tbody>
       </table></div> : <p class="muted">None.</p>}
       <h2>Stale jobs (outcome unknown)</h2>
       {d.stale.length ? <JobsTable jobs={d.stale} /> : <p class="muted">None.</p>}
       <h2>Open holds</h2>
       {d.holds.length ? <HoldsTable holds={d.holds} /> : <p class="muted">None.</p>}
       <h2>Connectors in error or syncing</h2>
-      {d.cerr.length + d.csync.length ? <ConnTable conns={[...d.cerr, ...d.csync.filter((c) => c.status !== 'error')]} /> : <p class="muted">None.</p>}
+      {d.conns.length ? <ConnTable conns={d.conns} /> : <p class="muted">None.</p>}
       <h2>Latest failures</h2>
       {d.failed.length ? <JobsTable jobs={d.failed} /> : <p class="muted">None.</p>}
     </> : null}
@@ -59,7 +64,7 @@ function JobsTable({ jobs }) {
     <thead><tr><th scope="col">job</th><th scope="col">state</th><th scope="col">attempts</th><th scope="col">kind</th><th scope="col">target</th><th scope="col">updated</th><th scope="col">error</th></tr></thead>
     <tbody>{jobs.map((j) => <tr data-job={j.id}><td><JobLink id={j.id} /></td><td><State s={j.state} /></td>
       <td>{j.attempts.length > 1 ? <span class="badge tone-stale" data-ran={j.attempts.length}><Icon name="warn" />ran {j.attempts.length} times</span> : '1'}</td>
-      <td>{j.kind}</td><td><TargetLink t={j.target} /></td><td><Time iso={j.updated_at} /></td><td class="clip">{j.error || ''}</td></tr>)}</tbody>
+      <td>{j.kind}</td><td><TargetLink t={j.target} /></td><td><Time iso={j.updated_at} seq={j.seqs && j.seqs.updated} /></td><td class="clip">{j.error || ''}</td></tr>)}</tbody>
   </table></div>;
 }
 
@@ -70,7 +75,7 @@ export function JobsPage() {
   const r = useApi(() => {
     const p = new URLSearchParams({ limit: '50' });
     if (state) p.set('state', state); if (kind) p.set('kind', kind); if (target) p.set('target', target); if (after) p.set('after', after);
-    return api('/v1/jobs?' + p);
+    return api('/v1/jobs?' + p).then(async (r) => ({ ...r, jobs: await withJobSeqs(r.jobs) }));
   }, [state, kind, target, after], isJob);
   const [k, setK] = useState(kind), [t, setT] = useState(target);
   useEffect(() => { setK(kind); setT(target); }, [kind, target]);
@@ -111,6 +116,7 @@ export function JobPage({ id }) {
   async function loadJob() {
     try { const j = await api(`/v1/jobs/${enc(id)}`); setJob(j); setErr(null); return j; } catch (e) { setErr(e); return null; }
   }
+  const loadHolds = async (j) => withHoldSeqs((await api(`/v1/holds?target=${enc(j.target)}`)).holds);
   async function loadEventsFrom(after, first) {
     // The first page is small, so the first screen comes at once; the rest follows in big pages.
     let a = after, lim = first ? PAGE : 10000;
@@ -131,7 +137,7 @@ export function JobPage({ id }) {
       first.catch(() => {});
       const j = await loadJob();
       if (!j || !alive) return;
-      api(`/v1/holds?target=${enc(j.target)}`).then((h) => alive && setHolds(h.holds)).catch(() => {});
+      loadHolds(j).then((h) => alive && setHolds(h)).catch(() => {});
       try {
         const r = await first;
         if (!alive) return;
@@ -153,7 +159,7 @@ export function JobPage({ id }) {
           const j = await loadJob();
           const last = evRef.current.length ? evRef.current[evRef.current.length - 1].version : 0;
           if (complete) await loadEventsFrom(last, false).catch(() => {});
-          if (j) api(`/v1/holds?target=${enc(j.target)}`).then((h) => setHolds(h.holds)).catch(() => {});
+          if (j) loadHolds(j).then(setHolds).catch(() => {});
         }, 150);
       }
     });
@@ -186,38 +192,52 @@ export function JobPage({ id }) {
   </>;
 }
 
-// The seq of the job's event recorded at a time, to show beside that time.
-function seqIndex(events) {
-  const m = new Map();
-  for (const e of events) m.set(e.recorded_at, e.seq); // the last event of that millisecond
-  return m;
+// The seq of the event that recorded each time of a job's view (as of its version), found by
+// what the event did, not by its time: several events can share a millisecond (a step's
+// StepSucceeded and its attempt's AttemptSucceeded). A seq is shown only when that event's time
+// is the time shown; the lease expiry's is the event that granted it.
+function viewSeqs(job, events) {
+  const found = new Map();
+  for (const e of events) {
+    if (e.version > job.version) break;
+    const n = e.data.attempt, step = e.data.step;
+    if (e.type === 'JobEnqueued') found.set('created', e);
+    if (e.version === job.version) found.set('updated', e);
+    if (job.lease && grantsLease(e, job.lease.expires_at)) found.set('lease', e);
+    if (e.type === 'JobStarted') found.set(`started ${n}`, e);
+    if (ATTEMPT_ENDS.has(e.type)) found.set(`finished ${n}`, e);
+    if (e.type === 'StepStarted') found.set(`step started ${n} ${step}`, e);
+    if (e.type === 'StepSucceeded' || e.type === 'StepFailed') found.set(`step finished ${n} ${step}`, e);
+  }
+  return (key, iso) => { const e = found.get(key); return e && (iso === null || e.recorded_at === iso) ? e.seq : null; };
 }
 
-function JobView({ job, changed = new Set(), seqs = new Map() }) {
+function JobView({ job, changed = new Set(), events }) {
   const c = (k) => (changed.has(k) ? 'chg' : '');
-  const T = ({ iso }) => <Time iso={iso} seq={iso ? seqs.get(iso) : null} />;
+  const seqOf = useMemo(() => viewSeqs(job, events), [job, events]);
+  const T = ({ iso, of }) => <Time iso={iso} seq={iso ? seqOf(of, iso) : null} />;
   return <div class="view">
     <dl class="kv">
       <dt class={c('state')}>state</dt><dd class={c('state')}><State s={job.state} /></dd>
       <dt class={c('attempt')}>attempt</dt><dd class={c('attempt')}>{job.attempt} · client token <span class="mono">{job.client_token}</span></dd>
-      <dt class={c('lease')}>lease</dt><dd class={c('lease')}>{job.lease ? <>worker {job.lease.worker}, expires <Time iso={job.lease.expires_at} /></> : 'none'}</dd>
+      <dt class={c('lease')}>lease</dt><dd class={c('lease')}>{job.lease ? <>worker {job.lease.worker}, expires <Time iso={job.lease.expires_at} seq={seqOf('lease', null)} /></> : 'none'}</dd>
       <dt class={c('cancel_requested')}>cancel requested</dt><dd class={c('cancel_requested')}>{job.cancel_requested ? `yes: ${job.cancel_reason || ''}` : 'no'}</dd>
       <dt class={c('blocked_by')}>blocked by</dt><dd class={c('blocked_by')}>{job.blocked_by ? (job.blocked_by.job ? <>job <JobLink id={job.blocked_by.job} /></> : <>hold <HoldLink id={job.blocked_by.hold} /></>) : 'nothing'}</dd>
       <dt class={c('execution_handle')}>execution handle</dt><dd class={c('execution_handle')}>{job.execution_handle || '—'}</dd>
       <dt class={c('error')}>error</dt><dd class={c('error')}>{job.error || '—'}</dd>
-      <dt class={c('created_at')}>created</dt><dd class={c('created_at')}><T iso={job.created_at} /></dd>
-      <dt class={c('updated_at')}>updated</dt><dd class={c('updated_at')}><T iso={job.updated_at} /> · version {job.version}</dd>
+      <dt class={c('created_at')}>created</dt><dd class={c('created_at')}><T iso={job.created_at} of="created" /></dd>
+      <dt class={c('updated_at')}>updated</dt><dd class={c('updated_at')}><T iso={job.updated_at} of="updated" /> · version {job.version}</dd>
     </dl>
     <div class="scroll" tabindex="0" role="region" aria-label="attempts and steps"><table class={c('attempts')}>
       <caption>Attempts</caption>
       <thead><tr><th scope="col">#</th><th scope="col">state</th><th scope="col">started</th><th scope="col">finished</th><th scope="col">ran</th><th scope="col">error</th></tr></thead>
-      <tbody>{job.attempts.map((a) => <tr><td>{a.attempt}</td><td><State s={a.state} /></td><td><T iso={a.started_at} /></td><td><T iso={a.finished_at} /></td>
+      <tbody>{job.attempts.map((a) => <tr><td>{a.attempt}</td><td><State s={a.state} /></td><td><T iso={a.started_at} of={`started ${a.attempt}`} /></td><td><T iso={a.finished_at} of={`finished ${a.attempt}`} /></td>
         <td>{a.started_at && a.finished_at ? fmtDur(ms(a.finished_at) - ms(a.started_at)) : ''}</td><td>{a.error || ''}</td></tr>)}</tbody>
     </table>
     <table class={c('steps')}>
       <caption>Steps of attempt {job.attempt}</caption>
       <thead><tr><th scope="col">step</th><th scope="col">state</th><th scope="col">started</th><th scope="col">finished</th><th scope="col">output / error</th></tr></thead>
-      <tbody>{job.steps.map((s) => <tr><td>{s.name}</td><td><State s={s.state} />{s.reused_from ? ` from attempt ${s.reused_from}` : ''}</td><td><T iso={s.started_at} /></td><td><T iso={s.finished_at} /></td>
+      <tbody>{job.steps.map((s) => <tr><td>{s.name}</td><td><State s={s.state} />{s.reused_from ? ` from attempt ${s.reused_from}` : ''}</td><td><T iso={s.started_at} of={`step started ${job.attempt} ${s.name}`} /></td><td><T iso={s.finished_at} of={`step finished ${job.attempt} ${s.name}`} /></td>
         <td class="mono clip">{s.error || (s.output !== undefined ? JSON.stringify(s.output) : '')}</td></tr>)}</tbody>
     </table></div>
   </div>;
@@ -245,7 +265,6 @@ function TimeTravel({ id, job, events, complete, asOf }) {
     return () => { alive = false; };
   }, [id, asOf, events.length > 0 && events.findIndex((e) => e.seq === asOf) > 0]);
   const go = (i) => { if (i >= 0 && i < events.length) setQuery({ as_of: events[i].seq }); };
-  const seqs = useMemo(() => seqIndex(events), [events]);
   const ev = idx >= 0 ? events[idx] : null;
   return <section class="travel" aria-label="time travel">
     <h2>{asOf === null ? 'Now' : <>As of seq <span data-testid="asof-seq">{asOf}</span></>}</h2>
@@ -263,51 +282,69 @@ function TimeTravel({ id, job, events, complete, asOf }) {
     <ErrorBox error={err} />
     {asOf !== null && snap && snap.seq === asOf ? <>
       <p class="muted small">exactly <span class="mono">GET /v1/jobs/{id}?as_of={asOf}</span>; fields changed by this event are highlighted</p>
-      <JobView job={snap.cur} changed={snap.changed} seqs={seqs} />
+      <JobView job={snap.cur} changed={snap.changed} events={events} />
       <details open><summary>JSON as of seq {asOf}</summary><JsonLines value={snap.cur} changed={snap.changed} testid="asof-json" /></details>
     </> : asOf === null ? <>
-      <JobView job={job} seqs={seqs} />
+      <JobView job={job} events={events} />
       <details><summary>JSON now</summary><JsonLines value={job} testid="job-json" /></details>
     </> : <p class="muted" role="status">Loading seq {asOf}…</p>}
   </section>;
 }
 
 // ---------------- Target ----------------
+// The events that shape a job's attempts (claims, starts, ends: not its heartbeats or steps), read
+// through the log's filters, so that a job with many heartbeats costs what its attempts do.
+async function segmentEvents(job) {
+  const out = [];
+  for (let after = 0; ;) {
+    const p = new URLSearchParams({ stream: `job/${job.id}`, after: String(after), limit: '10000' });
+    for (const t of SEGMENT_EVENTS) p.append('type', t);
+    const r = await api('/v1/events?' + p);
+    out.push(...r.events);
+    if (r.events.length < 10000) return out;
+    after = r.next_after;
+  }
+}
+
 export function TargetPage({ target }) {
+  // reload on what changes this target: its jobs, holds, and a job newly enqueued on it
+  const jobStreams = useRef(new Set());
   const r = useApi(async () => {
     const [gate, holds, jobs] = await Promise.all([api(`/v1/targets/${enc(target)}/gate`), api(`/v1/holds?target=${enc(target)}`), api(`/v1/jobs?target=${enc(target)}&limit=1000`)]);
-    return { gate, holds: holds.holds, jobs: jobs.jobs };
-  }, [target], () => true);
+    jobStreams.current = new Set(jobs.jobs.map((j) => `job/${j.id}`));
+    const [withSeqs, runs, holdsWithSeqs] = await Promise.all([withJobSeqs(jobs.jobs), Promise.all(jobs.jobs.map(segmentEvents)), withHoldSeqs(holds.holds)]);
+    return { gate, holds: holdsWithSeqs, jobs: withSeqs, runs };
+  }, [target], (ev) => ev.stream.startsWith('hold/') || jobStreams.current.has(ev.stream) || (ev.type === 'JobEnqueued' && ev.data.target === target));
   const d = r.data;
   let chart = null;
   if (d) {
     const now = store.now;
-    const lanes = [], ivs = [];
+    const lanes = [], held = [];
     let t0 = Infinity, t1 = -Infinity;
-    for (const j of d.jobs) {
+    d.jobs.forEach((j, i) => {
+      const { attempts, markers } = attemptsOf(j, d.runs[i], now);
       t0 = Math.min(t0, ms(j.created_at));
       t1 = Math.max(t1, ms(j.updated_at));
-      const enq = { t: ms(j.created_at), label: `job ${j.id} enqueued ${j.created_at}` };
-      const started = j.attempts.filter((a) => a.started_at);
-      if (!started.length) { lanes.push({ name: j.id, bars: [], points: [enq] }); continue; }
-      // one lane per attempt that started, so that each shows its own state in words
-      started.forEach((a, i) => {
-        const from = ms(a.started_at), to = a.finished_at ? ms(a.finished_at) : now;
-        // a STALE attempt's end is unknown: it is drawn hatched, and is not counted as overlapping
-        if (a.state !== 'STALE') ivs.push({ job: j.id, attempt: a.attempt, from, to });
-        t1 = Math.max(t1, to);
-        lanes.push({ name: `${j.id} #${a.attempt}`, points: i === 0 ? [enq] : [],
-          bars: [{ from, to, state: a.state, word: a.state, label: `job ${j.id} attempt ${a.attempt} ${a.state}: started ${a.started_at}, ended ${a.finished_at || 'not yet'}` }] });
+      const enqueued = markers.find((m) => m.kind === 'enqueue');
+      const enq = { t: ms(j.created_at), label: `job ${j.id} enqueued ${at(j.created_at, enqueued && enqueued.seq)}` };
+      // one lane per attempt ever claimed, so that each shows its own state in words
+      const claimed = attempts.filter((a) => a.bar);
+      if (!claimed.length) { lanes.push({ name: j.id, bars: [], points: [enq] }); return; }
+      claimed.forEach((a, k) => {
+        for (const h of a.held) held.push({ job: j.id, attempt: a.attempt, from: h.from, to: h.to });
+        t1 = Math.max(t1, a.bar.to);
+        lanes.push({ name: `${j.id} #${a.attempt}`, points: k === 0 ? [enq] : [],
+          bars: [{ from: a.bar.from, to: a.bar.to, segs: a.segs, state: a.state, word: a.state + (a.segs.some((s) => s.open) ? ' →' : ''), label: heldLabel(j.id, a) }] });
       });
-    }
+    });
     for (const h of d.holds) {
       const from = ms(h.placed_at), to = h.released ? ms(h.released_at) : now;
       t0 = Math.min(t0, from); t1 = Math.max(t1, to);
-      lanes.push({ name: `hold ${h.id}`, bars: [{ from, to, state: h.released ? 'released' : 'open', word: h.released ? 'released' : 'open', outlined: true, label: `hold ${h.id} ${h.kind}: placed ${h.placed_at} by ${h.placed_by}, ${h.released ? `released ${h.released_at} by ${h.released_by}` : 'open'}` }] });
+      lanes.push({ name: `hold ${h.id}`, bars: [{ from, to, state: h.released ? 'released' : 'open', word: h.released ? 'released' : 'open', outlined: true, label: holdLabel(h) }] });
     }
-    const bands = overlaps(ivs);
+    const bands = overlaps(held);
     if (lanes.length && t1 > t0) chart = <Lanes title={`Who held ${target} when`} lanes={lanes} bands={bands} t0={t0} t1={t1}
-      legend={<p class="muted small">Bars: attempts from start to end (state colour, icon in the tables below); outlined bars: holds; red band: two attempts overlapping on the target.{bands.length ? ` ${bands.length} overlap(s).` : ' No overlap.'}</p>} />;
+      legend={<p class="muted small">Bars: each attempt from its claim to its end (or now): LEASED, RUNNING, and STALE hatched with “?” (a STALE attempt no longer holds the target; its hold does); outlined bars: holds; red band: two attempts holding the target at once.{bands.length ? ` ${bands.length} overlap(s).` : ' No overlap.'}</p>} />;
   }
   return <>
     <h1>Target <span class="mono">{target}</span></h1>
@@ -332,14 +369,18 @@ function HoldsTable({ holds }) {
   return <div class="scroll" tabindex="0" role="region" aria-label="holds"><table>
     <thead><tr><th scope="col">hold</th><th scope="col">state</th><th scope="col">kind</th><th scope="col">target</th><th scope="col">job</th><th scope="col">reason</th><th scope="col">placed</th><th scope="col">released</th></tr></thead>
     <tbody>{holds.map((h) => <tr data-hold={h.id}><td><HoldLink id={h.id} /></td><td><State s={h.released ? 'released' : 'open'} /></td><td><State s={h.kind} /></td><td><TargetLink t={h.target} /></td>
-      <td>{h.job ? <JobLink id={h.job} /> : '—'}</td><td class="clip">{h.reason}</td><td>{h.placed_by}, <Time iso={h.placed_at} /></td><td>{h.released ? <>{h.released_by}, <Time iso={h.released_at} /></> : '—'}</td></tr>)}</tbody>
+      <td>{h.job ? <JobLink id={h.job} /> : '—'}</td><td class="clip">{h.reason}</td><td>{h.placed_by}, <Time iso={h.placed_at} seq={h.seqs && h.seqs.placed} /></td><td>{h.released ? <>{h.released_by}, <Time iso={h.released_at} seq={h.seqs && h.seqs.released} /></> : '—'}</td></tr>)}</tbody>
   </table></div>;
 }
 
 export function HoldsPage() {
   const q = query();
   const open = q.get('open') || '', target = q.get('target') || '';
-  const r = useApi(() => { const p = new URLSearchParams(); if (open) p.set('open', open); if (target) p.set('target', target); return api('/v1/holds?' + p); }, [open, target], (e) => e.stream.startsWith('hold/'));
+  const r = useApi(async () => {
+    const p = new URLSearchParams(); if (open) p.set('open', open); if (target) p.set('target', target);
+    const res = await api('/v1/holds?' + p);
+    return { ...res, holds: await withHoldSeqs(res.holds) };
+  }, [open, target], (e) => e.stream.startsWith('hold/'));
   return <>
     <h1>Holds</h1>
     <form class="filters" onSubmit={(e) => e.preventDefault()}>
@@ -362,6 +403,7 @@ export function HoldPage({ id }) {
   }, [id, asOf], (e) => e.stream === `hold/${id}`);
   if (!r.data) return <><h1>Hold {id}</h1><Loading r={r} /></>;
   const { h, events, job } = r.data;
+  const seqOf = (type) => { const e = events.find((x) => x.type === type); return e && e.seq; };
   return <>
     <h1>Hold {id} <State s={h.released ? 'released' : 'open'} /></h1>
     {asOf ? <p class="banner">As of seq <SeqLink seq={asOf} /> · <Link to={href(`/ui/holds/${enc(id)}`)}>now</Link></p> : null}
@@ -371,8 +413,8 @@ export function HoldPage({ id }) {
       <Field k="target"><TargetLink t={h.target} /></Field>
       <Field k="job">{h.job ? <><JobLink id={h.job} /> attempt {h.attempt}</> : '—'}</Field>
       <Field k="reason">{h.reason}</Field>
-      <Field k="placed">{h.placed_by}, <Time iso={h.placed_at} seq={events[0] && events[0].seq} /></Field>
-      <Field k="released">{h.released ? <>{h.released_by}, <Time iso={h.released_at} seq={events[1] && events[1].seq} /></> : 'no'}</Field>
+      <Field k="placed">{h.placed_by}, <Time iso={h.placed_at} seq={seqOf('HoldPlaced')} /></Field>
+      <Field k="released">{h.released ? <>{h.released_by}, <Time iso={h.released_at} seq={seqOf('HoldReleased')} /></> : 'no'}</Field>
       <Field k="evidence">{h.released ? <>note “{h.release_note}” · execution stopped: {h.execution_stopped ? 'yes' : 'no'} · outcome: {h.outcome || '—'}</> : '—'}</Field>
     </dl>
     {!h.released && !asOf && mayAct() ? <ReleaseForm hold={h} job={job} done={r.reload} /> : null}
@@ -393,7 +435,9 @@ function ReleaseForm({ hold, job, done }) {
   const needOutcome = !!(att && att.state === 'STALE');
   const problems = [];
   if (!note.trim()) problems.push('a note is required');
-  if (note.length > 4096) problems.push('the note is at most 4,096 bytes');
+  // the API's limit is in UTF-8 bytes, not characters: 'é' is two
+  const noteBytes = new TextEncoder().encode(note).length;
+  if (noteBytes > 4096) problems.push(`the note is at most 4,096 bytes of UTF-8 (this one is ${noteBytes.toLocaleString('en')})`);
   if (hold.kind === 'EXECUTION_STATE_UNKNOWN' && !stopped) problems.push('confirm that the execution stopped (a stop request is not a stop)');
   if (needOutcome && !outcome) problems.push(`choose the outcome of job ${hold.job} attempt ${hold.attempt}, which is STALE`);
   return <form class="release" aria-label="release the hold" onSubmit={async (e) => {
@@ -423,7 +467,7 @@ function ReleaseForm({ hold, job, done }) {
 function ConnTable({ conns }) {
   return <div class="scroll" tabindex="0" role="region" aria-label="connectors"><table>
     <thead><tr><th scope="col">connector</th><th scope="col">name</th><th scope="col">status</th><th scope="col">sync</th><th scope="col">last error</th><th scope="col">last synced</th><th scope="col">documents</th></tr></thead>
-    <tbody>{conns.map((c) => <tr data-conn={c.id}><td><ConnLink id={c.id} /></td><td>{c.name}</td><td><State s={c.status} /></td><td><State s={c.sync_status} /></td><td class="clip">{c.last_error || '—'}</td><td><Time iso={c.last_synced_at} /></td>
+    <tbody>{conns.map((c) => <tr data-conn={c.id}><td><ConnLink id={c.id} /></td><td>{c.name}</td><td><State s={c.status} /></td><td><State s={c.sync_status} /></td><td class="clip">{c.last_error || '—'}</td><td><Time iso={c.last_synced_at} seq={c.seqs && c.seqs.lastSynced} /></td>
       <td>{c.documents.indexed} indexed · {c.documents.pending} pending · {c.documents.running} running · {c.documents.failed} failed</td></tr>)}</tbody>
   </table></div>;
 }
@@ -431,7 +475,11 @@ function ConnTable({ conns }) {
 export function ConnectorsPage() {
   const q = query();
   const status = q.get('status') || '', sync = q.get('sync_status') || '';
-  const r = useApi(() => { const p = new URLSearchParams(); if (status) p.set('status', status); if (sync) p.set('sync_status', sync); return api('/v1/connectors?' + p); }, [status, sync], (e) => e.stream.startsWith('connector/'));
+  const r = useApi(async () => {
+    const p = new URLSearchParams(); if (status) p.set('status', status); if (sync) p.set('sync_status', sync);
+    const res = await api('/v1/connectors?' + p);
+    return { ...res, connectors: await withConnectorSeqs(res.connectors) };
+  }, [status, sync], (e) => e.stream.startsWith('connector/'));
   return <>
     <h1>Connectors</h1>
     <form class="filters" onSubmit={(e) => e.preventDefault()}>
@@ -471,6 +519,10 @@ export function ConnectorPage({ id }) {
   if (!r.data) return <><h1>Connector {id}</h1><Loading r={r} /></>;
   const { c, events, docs } = r.data;
   const sb = syncBars(events, store.now);
+  // the events that recorded the connector's times: the sync that succeeded last, the one running
+  const seqOf = (type, pick) => { const e = events.find((x) => x.type === type && pick(x)); return e && e.seq; };
+  const syncedSeq = seqOf('SyncSucceeded', (e) => e.recorded_at === c.last_synced_at);
+  const startedSeq = c.sync ? seqOf('SyncStarted', (e) => e.data.sync_id === c.sync.sync_id) : null;
   const act = (label, confirm, path, method, body) => <Action label={label} confirm={confirm} run={() => api(path, { method, body, action: true })} done={r.reload} />;
   return <>
     <h1>Connector {id} <State s={c.status} /> <State s={c.sync_status} /></h1>
@@ -484,9 +536,9 @@ export function ConnectorPage({ id }) {
     <dl class="kv">
       <Field k="name">{c.name}</Field>
       <Field k="last error">{c.last_error ? <span class="errtext">{c.last_error}</span> : '—'}</Field>
-      <Field k="last synced"><Time iso={c.last_synced_at} /></Field>
+      <Field k="last synced"><Time iso={c.last_synced_at} seq={syncedSeq} /></Field>
       <Field k="schedule">{c.sync_schedule_s ? `every ${fmtDur(c.sync_schedule_s * 1000)}` : 'none'}</Field>
-      <Field k="current sync">{c.sync ? <>{c.sync.sync_id} ({c.sync.trigger}) since <Time iso={c.sync.started_at} /></> : 'none'}</Field>
+      <Field k="current sync">{c.sync ? <>{c.sync.sync_id} ({c.sync.trigger}) since <Time iso={c.sync.started_at} seq={startedSeq} /></> : 'none'}</Field>
       <Field k="documents">{c.documents.indexed} indexed · {c.documents.pending} pending · {c.documents.running} running · {c.documents.failed} failed</Field>
     </dl>
     {sb.syncs.length || sb.points.length ? <Lanes title={`Syncs of ${id}`} t0={sb.t0} t1={sb.t1}
@@ -642,7 +694,7 @@ export function EventPage({ seq }) {
     <h1>Event #{seq} <span class="mono">{e.type}</span></h1>
     <dl class="kv">
       <Field k="stream"><StreamLink stream={e.stream} seq={e.seq} /> (as of this event) · version {e.version}</Field>
-      <Field k="recorded"><Time iso={e.recorded_at} /></Field>
+      <Field k="recorded"><Time iso={e.recorded_at} seq={e.seq} /></Field>
       <Field k="actor">{e.actor}</Field>
       <Field k="command id"><span class="mono">{e.command_id}</span></Field>
     </dl>

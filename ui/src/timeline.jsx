@@ -1,117 +1,181 @@
-import { useState, useMemo, useRef, useEffect } from 'preact/hooks';
+import { useState, useRef } from 'preact/hooks';
 import { fmtTime, fmtDur, ms, store } from './lib.js';
 import { toneOf } from './components.jsx';
+import { isLeaseGrant } from './seqs.js';
 
-const END_TYPES = { AttemptSucceeded: 'SUCCEEDED', AttemptFailed: 'FAILED', AttemptCancelled: 'CANCELLED', AttemptYielded: 'YIELDED', AttemptStale: 'STALE', AttemptResolved: null };
+const ACTIVE = ['QUEUED', 'LEASED', 'RUNNING', 'STALE'];
+export const ATTEMPT_ENDS = new Set(['AttemptSucceeded', 'AttemptFailed', 'AttemptCancelled', 'AttemptYielded', 'AttemptResolved']);
+// The events that open or close an attempt's segments, and the enqueue: all the target page reads.
+export const SEGMENT_EVENTS = ['JobEnqueued', 'JobLeased', 'LeaseReleased', 'LeaseExpired', 'JobStarted', 'ExecutionReattached', 'AttemptStale', ...ATTEMPT_ENDS];
 
-// Build the rows of a job's timeline from its view, its events and the holds on its target.
-export function jobTimeline(job, events, holds, now) {
-  const rows = [];
+const iso = (t) => new Date(t).toISOString();
+// A time as labels say it: to the millisecond, with the seq of the event that recorded it.
+export const at = (t, seq) => `${typeof t === 'number' ? iso(t) : t}${seq ? ` (seq ${seq})` : ''}`;
+
+// What each attempt of a job did, from the job's events (in version order): its segments
+// (LEASED from a claim, RUNNING from a start or a reattach, STALE) with the seqs of the events
+// that open and close them, the intervals it held the target (LEASED and RUNNING: a STALE
+// attempt does not hold its target), its worker, lease window, ticks and steps; and the job's
+// markers. What is still open runs to `now`; a finished job's picture ends at its last event.
+export function attemptsOf(job, events, now) {
+  const end = !ACTIVE.includes(job.state) && events.length ? ms(events[events.length - 1].recorded_at) : now;
   const markers = [];
-  const byAttempt = new Map();
+  const runs = new Map();
+  const run = (n) => {
+    if (!runs.has(n)) runs.set(n, { segs: [], current: null, worker: null, firstSeq: null, lastSeq: null, ticks: [], lease: null, steps: new Map(), reused: [] });
+    return runs.get(n);
+  };
+  const lastDone = new Map(); // step name -> where it last finished DONE, which a rerun may reuse
   for (const e of events) {
-    const a = e.data && typeof e.data.attempt === 'number' ? e.data.attempt : null;
+    const t = ms(e.recorded_at);
+    const mark = (kind, label) => markers.push({ t: ms(e.recorded_at), kind, label, iso: e.recorded_at, seq: e.seq });
     if (e.type === 'JobEnqueued') {
-      markers.push({ t: ms(e.recorded_at), kind: 'enqueue', label: 'enqueued', iso: e.recorded_at, seq: e.seq });
+      mark('enqueue', 'enqueued');
       if (e.data.not_before) markers.push({ t: ms(e.data.not_before), kind: 'notbefore', label: 'not before', iso: e.data.not_before, seq: e.seq });
-    } else if (e.type === 'CancelRequested') markers.push({ t: ms(e.recorded_at), kind: 'cancel', label: 'cancel requested', iso: e.recorded_at, seq: e.seq });
-    else if (e.type === 'RerunRequested') markers.push({ t: ms(e.recorded_at), kind: 'rerun', label: `rerun requested (attempt ${e.data.attempt})`, iso: e.recorded_at, seq: e.seq });
-    else if (e.type === 'RetryScheduled') markers.push({ t: ms(e.recorded_at), kind: 'rerun', label: 'retry scheduled', iso: e.recorded_at, seq: e.seq });
-    if (a === null) continue;
-    if (!byAttempt.has(a)) byAttempt.set(a, []);
-    byAttempt.get(a).push(e);
-    // a rerun or a retry opens attempt N: attribute it to N too
-  }
-  let end = now;
-  const finished = job && !['QUEUED', 'LEASED', 'RUNNING', 'STALE'].includes(job.state);
-  if (finished && events.length) end = ms(events[events.length - 1].recorded_at);
-  const attempts = (job && job.attempts) || [];
-  for (const at of attempts) {
-    const evs = byAttempt.get(at.attempt) || [];
-    const segs = [];
-    let leasedAt = null, leasedSeq = null, runAt = null, runSeq = null, staleAt = null, staleSeq = null, worker = null;
-    let firstLease = null, lastExpiry = null, lastSeq = null, firstSeq = null;
-    const ticks = [];
-    const steps = new Map();
-    for (const e of evs) {
-      const t = ms(e.recorded_at);
-      if (firstSeq === null && e.type !== 'RerunRequested' && e.type !== 'RetryScheduled' && e.type !== 'JobEnqueued') firstSeq = e.seq;
-      lastSeq = e.seq;
-      switch (e.type) {
-        case 'JobLeased':
-          leasedAt = t; leasedSeq = e.seq; worker = e.data.worker;
-          if (firstLease === null) firstLease = t;
-          lastExpiry = ms(e.data.lease_expires_at);
-          break;
-        case 'LeaseRenewed':
-          ticks.push({ t, seq: e.seq, kind: 'hb', iso: e.recorded_at });
-          lastExpiry = ms(e.data.lease_expires_at);
-          break;
-        case 'LeaseReleased':
-        case 'LeaseExpired':
-          if (e.type === 'LeaseExpired') ticks.push({ t, seq: e.seq, kind: 'expired', iso: e.recorded_at });
-          if (leasedAt !== null && runAt === null) { segs.push({ from: leasedAt, to: t, state: 'LEASED', fromSeq: leasedSeq, toSeq: e.seq }); leasedAt = null; }
-          break;
-        case 'JobStarted':
-          if (leasedAt !== null) segs.push({ from: leasedAt, to: t, state: 'LEASED', fromSeq: leasedSeq, toSeq: e.seq });
-          leasedAt = null; runAt = t; runSeq = e.seq; worker = e.data.worker || worker;
-          break;
-        case 'ExecutionReattached':
-          ticks.push({ t, seq: e.seq, kind: 'reattached', iso: e.recorded_at });
-          if (staleAt !== null) { segs.push({ from: staleAt, to: t, state: 'STALE', fromSeq: staleSeq, toSeq: e.seq }); staleAt = null; runAt = t; runSeq = e.seq; }
-          if (e.data.lease_expires_at) lastExpiry = ms(e.data.lease_expires_at);
-          worker = e.data.worker || worker;
-          break;
-        case 'StepStarted': steps.set(e.data.step, { name: e.data.step, from: t, fromSeq: e.seq, to: null, state: 'RUNNING' }); break;
-        case 'StepSucceeded': case 'StepFailed': {
-          const s = steps.get(e.data.step) || { name: e.data.step, from: t, fromSeq: e.seq };
-          s.to = t; s.toSeq = e.seq; s.state = e.type === 'StepSucceeded' ? 'DONE' : 'FAILED';
-          steps.set(e.data.step, s);
-          break;
-        }
-        default:
-          if (e.type in END_TYPES) {
-            if (runAt !== null) { segs.push({ from: runAt, to: t, state: 'RUNNING', fromSeq: runSeq, toSeq: e.seq }); runAt = null; }
-            if (leasedAt !== null) { segs.push({ from: leasedAt, to: t, state: 'LEASED', fromSeq: leasedSeq, toSeq: e.seq }); leasedAt = null; }
-            if (staleAt !== null && e.type === 'AttemptResolved') { segs.push({ from: staleAt, to: t, state: 'STALE', fromSeq: staleSeq, toSeq: e.seq }); staleAt = null; }
-            if (e.type === 'AttemptStale') { staleAt = t; staleSeq = e.seq; }
-          }
-      }
+      continue;
     }
-    if (leasedAt !== null) segs.push({ from: leasedAt, to: end, state: 'LEASED', fromSeq: leasedSeq, open: true });
-    if (runAt !== null) segs.push({ from: runAt, to: end, state: 'RUNNING', fromSeq: runSeq, open: true });
-    if (staleAt !== null) segs.push({ from: staleAt, to: end, state: 'STALE', fromSeq: staleSeq, open: true });
-    const bar = segs.length ? { from: segs[0].from, to: segs[segs.length - 1].to } : null;
-    rows.push({ kind: 'attempt', attempt: at.attempt, state: at.state, startedAt: at.started_at, finishedAt: at.finished_at, worker, segs, bar, firstSeq, lastSeq, ticks,
-      lease: firstLease !== null ? { from: firstLease, to: lastExpiry } : null });
-    // the latest attempt's reused steps come from the view
-    const viewSteps = at.attempt === job.attempt ? job.steps : [];
-    const stepRows = [];
-    for (const s of viewSteps || []) if (s.state === 'REUSED') stepRows.push({ name: s.name, state: 'REUSED', reusedFrom: s.reused_from, from: bar ? bar.from : null, to: bar ? bar.from : null });
-    for (const s of steps.values()) stepRows.push({ ...s, to: s.to === null ? (bar ? bar.to : end) : s.to, open: s.to === null && !!(bar && segs[segs.length - 1].open) });
-    rows.push(...stepRows.map((s) => ({ kind: 'step', attempt: at.attempt, ...s })));
+    if (e.type === 'CancelRequested') mark('cancel', 'cancel requested');
+    const n = e.data && typeof e.data.attempt === 'number' ? e.data.attempt : null;
+    if (n === null) continue;
+    const r = run(n);
+    if (e.type === 'RerunRequested' || e.type === 'RetryScheduled') {
+      // they open attempt n before it runs: a marker, and the steps it reuses
+      mark('rerun', e.type === 'RerunRequested' ? `rerun requested (attempt ${n})` : `retry scheduled (attempt ${n})`);
+      for (const name of e.data.reused_steps || []) r.reused.push({ name, from: t, fromSeq: e.seq, done: lastDone.get(name) || null });
+      continue;
+    }
+    if (r.firstSeq === null) r.firstSeq = e.seq;
+    r.lastSeq = e.seq;
+    const close = (why = 'ended') => { if (r.current) { r.segs.push({ ...r.current, to: t, toSeq: e.seq, why }); r.current = null; } };
+    const open = (state, verb) => { close(); r.current = { state, verb, from: t, fromSeq: e.seq }; };
+    if (e.data.worker) r.worker = e.data.worker;
+    if (isLeaseGrant(e)) {
+      if (!r.lease) r.lease = { from: t, fromSeq: e.seq };
+      r.lease.to = ms(e.data.lease_expires_at); r.lease.toSeq = e.seq; r.lease.worker = r.worker;
+    }
+    switch (e.type) {
+      case 'JobLeased': open('LEASED', 'leased'); break;
+      case 'LeaseRenewed': r.ticks.push({ t, seq: e.seq, kind: 'hb', iso: e.recorded_at }); break;
+      case 'LeaseExpired': case 'LeaseReleased':
+        if (e.type === 'LeaseExpired') r.ticks.push({ t, seq: e.seq, kind: 'expired', iso: e.recorded_at });
+        // before a start the attempt goes back to QUEUED; while RUNNING, AttemptStale follows
+        if (r.current && r.current.state === 'LEASED') close('back to QUEUED');
+        break;
+      case 'JobStarted': open('RUNNING', 'started'); break;
+      case 'ExecutionReattached': r.ticks.push({ t, seq: e.seq, kind: 'reattached', iso: e.recorded_at }); open('RUNNING', 'reattached'); break;
+      case 'AttemptStale': open('STALE', 'stale'); break;
+      case 'StepStarted': r.steps.set(e.data.step, { name: e.data.step, state: 'RUNNING', from: t, fromSeq: e.seq, to: null, toSeq: null, worker: e.data.worker }); break;
+      case 'StepSucceeded': case 'StepFailed': {
+        const s = r.steps.get(e.data.step) || { name: e.data.step, from: t, fromSeq: e.seq, worker: e.data.worker };
+        Object.assign(s, { to: t, toSeq: e.seq, state: e.type === 'StepSucceeded' ? 'DONE' : 'FAILED' });
+        r.steps.set(e.data.step, s);
+        if (s.state === 'DONE') lastDone.set(s.name, { t, seq: e.seq, attempt: n, worker: s.worker });
+        break;
+      }
+      default: if (ATTEMPT_ENDS.has(e.type)) close();
+    }
   }
-  const holdRow = { kind: 'holds', items: (holds || []).map((h) => ({ id: h.id, from: ms(h.placed_at), to: h.released ? ms(h.released_at) : end, open: !h.released, kindName: h.kind, placed: h.placed_at, released: h.released_at })) };
-  let t0 = Infinity, t1 = -Infinity;
-  for (const e of events.length ? [events[0]] : []) t0 = Math.min(t0, ms(e.recorded_at));
-  if (job) t0 = Math.min(t0, ms(job.created_at));
-  t1 = Math.max(end, events.length ? ms(events[events.length - 1].recorded_at) : -Infinity);
+  const attempts = (job.attempts || []).map((a) => {
+    const r = run(a.attempt);
+    const segs = r.current ? [...r.segs, { ...r.current, to: end, toSeq: null, open: true }] : r.segs;
+    const last = segs[segs.length - 1];
+    // a step still RUNNING when its attempt ended (STALE, then resolved) ends with the attempt
+    const steps = [...r.steps.values()].map((s) => (s.to !== null ? s
+      : last && !last.open ? { ...s, to: last.to, toSeq: last.toSeq, cut: true } : { ...s, to: end, open: true }));
+    const held = [];
+    for (const s of segs) {
+      if (s.state === 'STALE') continue;
+      const h = held[held.length - 1];
+      if (h && !h.open && h.toSeq === s.fromSeq) Object.assign(h, { to: s.to, toSeq: s.toSeq, open: s.open });
+      else held.push({ from: s.from, fromSeq: s.fromSeq, to: s.to, toSeq: s.toSeq, open: s.open });
+    }
+    return { attempt: a.attempt, state: a.state, startedAt: a.started_at, finishedAt: a.finished_at, worker: r.worker, segs, held,
+      bar: segs.length ? { from: segs[0].from, to: last.to } : null, firstSeq: r.firstSeq, lastSeq: r.lastSeq, ticks: r.ticks, lease: r.lease, steps, reused: r.reused };
+  });
+  return { attempts, markers, end };
+}
+
+// An attempt's segments in words: each one's start, and how the last one (or a return to
+// QUEUED) ended, each time with its seq.
+function phases(a) {
+  const out = [];
+  a.segs.forEach((s, i) => {
+    const next = a.segs[i + 1];
+    out.push(`${s.verb} ${at(s.from, s.fromSeq)}`);
+    if (s.open) out.push('ended not yet');
+    else if (!next || next.fromSeq !== s.toSeq) out.push(`${s.why} ${at(s.to, s.toSeq)}`);
+  });
+  return out.join(', ') || 'not claimed yet';
+}
+export function attemptLabel(a) {
+  return `Attempt ${a.attempt} ${a.state}: ${phases(a)}` +
+    (a.startedAt && a.finishedAt ? `, ran ${fmtDur(ms(a.finishedAt) - ms(a.startedAt))}` : '') +
+    `, worker ${a.worker || 'none'}, ${a.firstSeq ? `seq ${a.firstSeq}–${a.lastSeq}` : 'no events'}`;
+}
+// The target page's bar: when the attempt held the target, then its segments.
+export function heldLabel(job, a) {
+  const held = a.held.map((h) => `from ${at(h.from, h.fromSeq)} to ${h.open ? 'now (open)' : at(h.to, h.toSeq)}`).join(' and ');
+  return `job ${job} attempt ${a.attempt} ${a.state}, worker ${a.worker || 'none'}: held the target ${held || 'never'}; ${phases(a)}`;
+}
+function stepLabel(s) {
+  if (s.state === 'REUSED') {
+    return `Step ${s.name} of attempt ${s.attempt} REUSED: reused when the attempt was asked for ${at(s.from, s.fromSeq)}` +
+      (s.done ? `; it finished in attempt ${s.done.attempt} ${at(s.done.t, s.done.seq)}, worker ${s.done.worker || 'none'}` : '');
+  }
+  return `Step ${s.name} of attempt ${s.attempt} ${s.state}, worker ${s.worker || 'none'}: started ${at(s.from, s.fromSeq)}, ` +
+    (s.open ? 'not finished yet' : s.cut ? `never finished: its attempt ended ${at(s.to, s.toSeq)}` : `finished ${at(s.to, s.toSeq)}, took ${fmtDur(s.to - s.from)}`);
+}
+// A hold with its seqs (seqs.js), on the job page and the target page alike.
+export function holdLabel(h) {
+  const seqs = h.seqs || {};
+  return `Hold ${h.id} ${h.kind} ${h.released ? 'released' : 'open'}: placed ${at(h.placed_at, seqs.placed)} by ${h.placed_by}, ` +
+    (h.released ? `released ${at(h.released_at, seqs.released)} by ${h.released_by}` : 'still open');
+}
+function leaseLabel(a) {
+  const l = a.lease;
+  return `Attempt ${a.attempt} lease window, worker ${l.worker || 'none'}: from the claim ${at(l.from, l.fromSeq)} to ${iso(l.to)}, the last expiry granted (seq ${l.toSeq})`;
+}
+
+// The rows of a job's timeline picture from its view, its events and the holds on its target.
+export function jobTimeline(job, events, holds, now) {
+  const { attempts, markers, end } = attemptsOf(job, events, now);
+  const rows = [];
+  for (const a of attempts) {
+    rows.push({ kind: 'attempt', ...a });
+    for (const s of a.reused) rows.push({ kind: 'step', attempt: a.attempt, state: 'REUSED', ...s, to: s.from });
+    for (const s of a.steps) rows.push({ kind: 'step', attempt: a.attempt, ...s });
+  }
+  const holdRow = { kind: 'holds', items: (holds || []).map((h) => ({ ...h, from: ms(h.placed_at), to: h.released ? ms(h.released_at) : end, open: !h.released })) };
+  let t0 = events.length ? ms(events[0].recorded_at) : Infinity;
+  t0 = Math.min(t0, ms(job.created_at));
+  let t1 = Math.max(end, events.length ? ms(events[events.length - 1].recorded_at) : -Infinity);
   for (const m of markers) if (m.t) { t0 = Math.min(t0, m.t); t1 = Math.max(t1, m.t); }
-  for (const h of holdRow.items) { t1 = Math.max(t1, h.to); }
+  for (const h of holdRow.items) t1 = Math.max(t1, h.to);
   if (!(t1 > t0)) t1 = t0 + 1000;
   return { rows, markers, holdRow, t0, t1 };
 }
 
 const W = 1000, LABEL = 150, ROW = 26, RIGHT = 100;
+const seqRange = (from, to) => (from ? `${from}–${to || ''}` : '');
 
-function label(row) {
-  const seqs = row.firstSeq ? `seq ${row.firstSeq}–${row.lastSeq}` : 'no events';
-  const lease = row.segs.find((s) => s.state === 'LEASED');
-  return `Attempt ${row.attempt} ${row.state}: ` +
-    (lease ? `leased ${new Date(lease.from).toISOString()} (seq ${lease.fromSeq}), ` : '') +
-    `started ${row.startedAt || 'never'}, ended ${row.finishedAt || 'not yet'}` +
-    (row.startedAt && row.finishedAt ? ` (ran ${fmtDur(ms(row.finishedAt) - ms(row.startedAt))})` : '') +
-    `, worker ${row.worker || 'none'}, ${seqs}`;
+// The hatching of STALE (and superseded) bars, defined once for every drawing of the page. A
+// pattern's content takes its styles from where it is defined, not from the bar that uses it:
+// the tone class here gives its stripes the STALE tone's light colour in either theme.
+export function SvgDefs() {
+  return <svg class="defs" width="0" height="0" aria-hidden="true" focusable="false"><defs>
+    <pattern id="hatch" class="tone-stale" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><path d="M0 0v6" class="hatch" stroke-width="2" /></pattern>
+  </defs></svg>;
+}
+
+// One stretch of a bar in its state's colour; what nobody can vouch for (STALE, a superseded
+// sync) is hatched, and STALE also says "?".
+function Segment({ state, x, x2, y }) {
+  const w = Math.max(2, x2 - x);
+  return <g class={toneOf(state)}>
+    <rect x={x} y={y} width={w} height={18} class="seg" />
+    {state === 'STALE' || state === 'superseded' ? <rect x={x} y={y} width={w} height={18} fill="url(#hatch)" /> : null}
+    {state === 'STALE' && w > 10 ? <text x={x + w / 2} y={y + 14} class="tl-q" text-anchor="middle">?</text> : null}
+  </g>;
 }
 
 // Ticks closer than 4 px merge into one counted tick.
@@ -151,28 +215,23 @@ export function Timeline({ model, title = 'Timeline', onPickSeq }) {
     if (r.kind === 'attempt') {
       const yy = y;
       els.push(<text x="4" y={yy + 16} class="tl-label">{`Attempt ${r.attempt}`}</text>);
-      const segEls = r.segs.map((s) => {
-        const a = clampX(s.from), b = Math.max(clampX(s.to), a + 2);
-        return <g>
-          <rect x={a} y={yy + 3} width={b - a} height={18} class={`seg ${toneOf(s.state)} ${s.state === 'STALE' ? 'stale' : ''}`} />
-          {s.state === 'STALE' ? <><rect x={a} y={yy + 3} width={b - a} height={18} fill="url(#hatch)" />{b - a > 10 ? <text x={(a + b) / 2} y={yy + 17} class="tl-q" text-anchor="middle">?</text> : null}</> : null}
-        </g>;
-      });
-      els.push(<g class="bar" tabindex="0" role="img" aria-label={label(r)} data-attempt={r.attempt} data-started={r.startedAt || ''} data-finished={r.finishedAt || ''}
+      const segEls = r.segs.map((s) => <Segment state={s.state} x={clampX(s.from)} x2={clampX(s.to)} y={yy + 3} />);
+      const lbl = attemptLabel(r);
+      els.push(<g class="bar" tabindex="0" role="img" aria-label={lbl} data-attempt={r.attempt} data-started={r.startedAt || ''} data-finished={r.finishedAt || ''}
         onKeyDown={(e) => { if (e.key === 'Enter' && onPickSeq && r.lastSeq) onPickSeq(r.lastSeq); }}
         onClick={() => { if (onPickSeq && r.lastSeq) onPickSeq(r.lastSeq); }}>
-        <title>{label(r)}</title>
+        <title>{lbl}</title>
         <rect x={LABEL - 2} y={yy} width={W - LABEL + 2} height={ROW - 2} class="row-bg" />
         {segEls}
         <text x={W - RIGHT + 6} y={yy + 16} class={`tl-end ${toneOf(r.state)}`}>{r.state}{r.segs.some((s) => s.open) ? ' →' : ''}</text>
       </g>);
-      rows.push({ name: `Attempt ${r.attempt}`, what: r.segs.map((s) => s.state).join(' → ') + ` (${r.state})`, from: r.bar ? r.bar.from : null, to: r.bar ? r.bar.to : null, seqs: r.firstSeq ? `${r.firstSeq}–${r.lastSeq}` : '', who: r.worker || '' });
+      rows.push({ name: `Attempt ${r.attempt}`, what: r.segs.map((s) => s.state).join(' → ') + ` (${r.state})`, from: r.bar ? r.bar.from : null, to: r.bar ? r.bar.to : null, seqs: seqRange(r.firstSeq, r.lastSeq), who: r.worker || '' });
       y += ROW;
       if (r.lease) {
         const yl = y;
         els.push(<text x="14" y={yl + 12} class="tl-sub">lease</text>);
         const a = clampX(r.lease.from), b = Math.max(clampX(r.lease.to), a + 1);
-        els.push(<g tabindex="0" role="img" aria-label={`Attempt ${r.attempt} lease window ${new Date(r.lease.from).toISOString()} to ${new Date(r.lease.to).toISOString()}`}>
+        els.push(<g tabindex="0" role="img" aria-label={leaseLabel(r)} class="lease-window">
           <path d={`M${a} ${yl + 4}v8M${a} ${yl + 8}H${b}M${b} ${yl + 4}v8`} class="lease" />
         </g>);
         for (const t of mergeTicks(r.ticks.filter((t) => t.t >= v0 && t.t <= v1), x)) {
@@ -188,12 +247,12 @@ export function Timeline({ model, title = 'Timeline', onPickSeq }) {
       }
     } else if (r.kind === 'step') {
       const a = clampX(r.from), b = Math.max(clampX(r.to), a + 3);
-      const lbl = r.state === 'REUSED' ? `Step ${r.name} of attempt ${r.attempt} REUSED from attempt ${r.reusedFrom}` : `Step ${r.name} of attempt ${r.attempt} ${r.open ? 'RUNNING' : r.state}: ${new Date(r.from).toISOString()} (seq ${r.fromSeq}) to ${r.open ? 'now' : new Date(r.to).toISOString() + ` (seq ${r.toSeq})`}`;
+      const lbl = stepLabel(r);
       els.push(<text x="22" y={y + 13} class="tl-sub">{r.name}</text>);
       els.push(<g tabindex="0" role="img" aria-label={lbl} class="step"><title>{lbl}</title>
         <rect x={a} y={y + 3} width={r.state === 'REUSED' ? 40 : b - a} height={12} class={`seg ${toneOf(r.state)} ${r.state === 'REUSED' ? 'outlined' : ''}`} />
       </g>);
-      rows.push({ name: `  step ${r.name}`, what: r.state, from: r.from, to: r.to, seqs: r.fromSeq ? `${r.fromSeq}–${r.toSeq || ''}` : '', who: '' });
+      rows.push({ name: `  step ${r.name}`, what: r.state, from: r.from, to: r.state === 'REUSED' ? null : r.to, seqs: seqRange(r.fromSeq, r.toSeq), who: r.worker || '' });
       y += 18;
     }
   }
@@ -202,9 +261,9 @@ export function Timeline({ model, title = 'Timeline', onPickSeq }) {
   els.push(<text x="4" y={hy + 14} class="tl-label">Holds</text>);
   for (const h of model.holdRow.items) {
     const a = clampX(h.from), b = Math.max(clampX(h.to), a + 3);
-    const lbl = `Hold ${h.id} ${h.kindName} ${h.open ? 'open' : 'released'}: placed ${h.placed}, ${h.open ? 'still open' : 'released ' + h.released}`;
+    const lbl = holdLabel(h);
     els.push(<g tabindex="0" role="img" aria-label={lbl} class="holdbar"><title>{lbl}</title><rect x={a} y={hy + 3} width={b - a} height={14} class={`seg ${h.open ? 'tone-stale' : 'tone-ok'} outlined`} /></g>);
-    rows.push({ name: `hold ${h.id}`, what: h.open ? 'open' : 'released', from: h.from, to: h.to, seqs: '', who: h.kindName });
+    rows.push({ name: `hold ${h.id}`, what: h.open ? 'open' : 'released', from: h.from, to: h.to, seqs: seqRange(h.seqs && h.seqs.placed, h.seqs && h.seqs.released), who: h.kind });
   }
   y = hy + 24;
   // markers
@@ -254,7 +313,6 @@ export function Timeline({ model, title = 'Timeline', onPickSeq }) {
     </table></div> :
       <div class="svgbox" ref={boxRef} tabindex="0" role="group" aria-label={`${title}: + and - zoom, arrows pan, 0 fits`} onKeyDown={keys}>
         <svg viewBox={`0 0 ${W} ${height}`} width="100%" class="tl" aria-label={title}>
-          <defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><path d="M0 0v6" class="hatch" stroke-width="3" /></pattern></defs>
           {axis}{els}
         </svg>
       </div>}
@@ -302,7 +360,6 @@ export function Lanes({ title, lanes, bands = [], t0: a0, t1: a1, legend }) {
   return <section class="timeline" aria-label={title}>
     <div class="toolbar"><h2>{title}</h2><span class="muted small">{fmtTime(new Date(t0).toISOString())} … {fmtTime(new Date(t1).toISOString())}</span></div>
     <div class="svgbox"><svg viewBox={`0 0 ${W} ${height}`} width="100%" class="tl" role="group" aria-label={title}>
-      <defs><pattern id="hatch2" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><path d="M0 0v6" class="hatch" stroke-width="3" /></pattern></defs>
       {axis}
       {bands.map((b) => <g tabindex="0" role="img" aria-label={b.label} class="band"><title>{b.label}</title><rect x={x(b.from)} y="18" width={Math.max(3, x(b.to) - x(b.from))} height={height - 18} /></g>)}
       {lanes.map((l, i) => {
@@ -311,9 +368,10 @@ export function Lanes({ title, lanes, bands = [], t0: a0, t1: a1, legend }) {
           <text x="4" y={y + 15} class="tl-label">{l.name.length > 19 ? l.name.slice(0, 18) + '…' : l.name}</text>
           {l.bars.map((b) => {
             const a = x(b.from), w = Math.max(3, x(b.to) - a);
-            return <g tabindex="0" role="img" aria-label={b.label} class="bar"><title>{b.label}</title>
-              <rect x={a} y={y + 3} width={w} height={18} class={`seg ${toneOf(b.state)} ${b.outlined ? 'outlined' : ''}`} />
-              {b.state === 'STALE' || b.state === 'superseded' ? <rect x={a} y={y + 3} width={w} height={18} fill="url(#hatch2)" /> : null}
+            // a bar is one segment, or several (an attempt: LEASED, RUNNING, STALE); a hold is outlined
+            return <g tabindex="0" role="img" aria-label={b.label} class="bar" data-lane={l.name}><title>{b.label}</title>
+              {b.outlined ? <rect x={a} y={y + 3} width={w} height={18} class={`seg ${toneOf(b.state)} outlined`} />
+                : (b.segs || [b]).map((s) => <Segment state={s.state} x={x(s.from)} x2={x(s.to)} y={y + 3} />)}
               {(b.marks || []).map((m) => <path d={`M${x(m.t)} ${y + 1}v22`} class={`mark mark-${m.kind}`}><title>{m.label}</title></path>)}
               {b.word ? <text x={Math.min(a + w + 4, W - 70)} y={y + 16} class={`tl-end ${toneOf(b.state)}`}>{b.word}</text> : null}
             </g>;

@@ -34,7 +34,8 @@ export class Server {
       a.push('--auth-tokens', f);
     }
     const help = execFileSync(this.bin, ['--help']).toString();
-    if (help.includes('--ui-dir') && !process.env.RL_UI_EMBEDDED) a.push('--ui-dir', join(ROOT, 'ui/dist'));
+    // RL_UI_DIR serves another build (an older one, to see a new test fail against it)
+    if (help.includes('--ui-dir') && !process.env.RL_UI_EMBEDDED) a.push('--ui-dir', process.env.RL_UI_DIR || join(ROOT, 'ui/dist'));
     return a;
   }
   async start() {

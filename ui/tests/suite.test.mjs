@@ -99,7 +99,7 @@ test('the twice-run job shows two attempt bars whose labelled times are the API\
   assert.equal(await bars.count(), 2);
   for (let i = 0; i < 2; i++) {
     const label = await bars.nth(i).getAttribute('aria-label');
-    const m = label.match(/^Attempt (\d+) (\w+): .*started (\S+), ended (\S+?)[,( ]/);
+    const m = label.match(/^Attempt (\d+) (\w+): .*started (\S+) \(seq \d+\), .*ended (\S+) \(seq \d+\)/);
     assert.ok(m, label);
     const a = job.attempts[Number(m[1]) - 1];
     assert.equal(m[2], a.state);
@@ -123,6 +123,183 @@ test('the twice-run job shows two attempt bars whose labelled times are the API\
   await p.goto(`${base}/ui/jobs?kind=sync&target=${enc(TARGET)}`);
   await p.locator(`tr[data-job="${scen.twice}"] [data-ran="2"]`, { hasText: 'ran 2 times' }).waitFor();
   await p.close();
+});
+
+// A page of the main context, closed even when the test fails (an open page keeps a live stream,
+// and the browser's six connections to the server must stay free for the tests that follow).
+async function withPage(fn, c = main) {
+  const p = await c.ctx.newPage();
+  try { return await fn(p); } finally { await p.close(); }
+}
+
+// How many colours a PNG has, decoded by the browser itself in a blank page.
+const colours = (png) => withPage((blank) => blank.evaluate(async (b64) => {
+  const img = await createImageBitmap(new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
+  const g = new OffscreenCanvas(img.width, img.height).getContext('2d');
+  g.drawImage(img, 0, 0);
+  const d = g.getImageData(0, 0, img.width, img.height).data;
+  const seen = new Set();
+  for (let i = 0; i < d.length; i += 4) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+  return seen.size;
+}, png.toString('base64')));
+
+test('the STALE segment is drawn hatched, light and dark', async () => {
+  const bad = [];
+  for (const scheme of ['light', 'dark']) {
+    const c = await context(browser, base, { colorScheme: scheme });
+    await withPage(async (p) => {
+      await p.goto(`${base}/ui/jobs/${scen.twice}`);
+      const stale = p.locator('g.bar[data-attempt="1"] rect[fill="url(#hatch)"]');
+      await stale.waitFor();
+      const stroke = await p.evaluate(() => getComputedStyle(document.querySelector('pattern#hatch path')).stroke);
+      if (stroke === 'none') bad.push(`${scheme}: the hatch's stripes have no colour`);
+      // a strip at the segment's left end, clear of its "?" and its edges: stripes, not one flat colour
+      const box = await stale.boundingBox();
+      const png = await p.screenshot({ clip: { x: box.x + 2, y: box.y + 3, width: Math.min(16, box.width - 4), height: box.height - 6 } });
+      const n = await colours(png);
+      if (n < 2) bad.push(`${scheme}: the STALE segment is one flat colour`);
+    }, c);
+    main.problems.push(...c.problems);
+    await c.ctx.close();
+  }
+  assert.deepEqual(bad, []);
+});
+
+// What is wrong with a bar's label: each time in it must come with the seq of the event that
+// recorded it, nothing may be undefined, and a worker is named where there is one.
+const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
+function labelFaults(label, { worker = true } = {}) {
+  const times = label.match(ISO) || [];
+  return [
+    /undefined|NaN|null/.test(label) ? 'says undefined' : null,
+    times.length ? null : 'no time to the millisecond',
+    (label.match(/seq \d+/g) || []).length >= times.length ? null : 'a time without its seq',
+    !worker || /worker (?!none)\S+/.test(label) ? null : 'no worker',
+  ].filter(Boolean).map((f) => `${f}: ${label}`);
+}
+const labelsOf = (p, sel) => p.locator(sel).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+
+test('every bar of the job picture says its state, times, worker and seqs', async () => {
+  const evs = (await api.get(`/v1/jobs/${scen.twice}/events`)).events;
+  await withPage(async (p) => {
+    await p.goto(`${base}/ui/jobs/${scen.twice}`);
+    await p.locator('g.holdbar').first().waitFor();
+    const bad = [];
+    const steps = await labelsOf(p, 'g.step');
+    const leases = (await labelsOf(p, 'svg.tl [role=img]')).filter((l) => / lease window/.test(l));
+    const holds = await labelsOf(p, 'g.holdbar');
+    const attempts = await labelsOf(p, 'g.bar[data-attempt]');
+    for (const l of [...steps, ...leases, ...attempts]) bad.push(...labelFaults(l));
+    for (const l of holds) bad.push(...labelFaults(l, { worker: false }), ...(/ by \S+, released .* by alice/.test(l) ? [] : [`who placed and released it: ${l}`]));
+    assert.equal(leases.length, 2, 'a lease window per attempt');
+    // attempt 1's LOAD was still RUNNING when the attempt went STALE: its bar ends at the resolution
+    const resolved = evs.find((e) => e.type === 'AttemptResolved');
+    const load1 = steps.find((l) => l.startsWith('Step LOAD of attempt 1'));
+    if (!load1.includes(`${resolved.recorded_at} (seq ${resolved.seq})`)) bad.push(`ends at the attempt's resolution: ${load1}`);
+    assert.deepEqual(bad, []);
+  });
+});
+
+test('the job view gives each step the seq of the event that finished it', async () => {
+  const evs = (await api.get(`/v1/jobs/${scen.twice}/events`)).events;
+  const done = evs.find((e) => e.type === 'StepSucceeded' && e.data.attempt === 2 && e.data.step === 'LOAD');
+  // recorded with AttemptSucceeded, in the same millisecond: the time alone does not tell them apart
+  assert.ok(evs.some((e) => e.type === 'AttemptSucceeded' && e.recorded_at === done.recorded_at));
+  await withPage(async (p) => {
+    await p.goto(`${base}/ui/jobs/${scen.twice}`);
+    const row = p.locator('section.travel table', { hasText: 'Steps of attempt 2' }).locator('tr', { hasText: 'LOAD' });
+    await row.locator('a.seq').nth(1).waitFor();
+    assert.equal(await row.locator('a.seq').nth(1).innerText(), `#${done.seq}`);
+  });
+});
+
+// The seq shown beside a time in a table row (null when none shows within 2 s).
+async function seqBeside(row, iso) {
+  await row.waitFor();
+  for (let i = 0; i < 40; i++) {
+    const t = (await row.locator('.when').evaluateAll((els) => els.map((e) => ({ iso: e.querySelector('time').getAttribute('datetime'), seq: e.querySelector('a.seq') ? Number(e.querySelector('a.seq').textContent.slice(1)) : null })))).find((x) => x.iso === iso);
+    if (t && t.seq) return t.seq;
+    await sleep(50);
+  }
+  return null;
+}
+
+test('the lists show the seq beside their times', async () => {
+  const job = await api.get(`/v1/jobs/${scen.twice}`);
+  const jobEvs = (await api.get(`/v1/jobs/${scen.twice}/events`)).events;
+  const hold = await api.get(`/v1/holds/${scen.staleHold}`);
+  const holdEvs = (await api.get(`/v1/holds/${scen.staleHold}/events`)).events;
+  const crm = await api.get(`/v1/connectors/${scen.failedConnector}`);
+  const synced = (await api.get(`/v1/connectors/${scen.failedConnector}/events`)).events.filter((e) => e.type === 'SyncSucceeded').pop();
+  assert.equal(synced.recorded_at, crm.last_synced_at);
+  const big = await api.get(`/v1/jobs/${scen.big}`);
+  const bigLast = (await api.get(`/v1/jobs/${scen.big}/events?after=${big.version - 1}&limit=1`)).events[0];
+  assert.equal(bigLast.data.lease_expires_at, big.lease.expires_at, 'the last heartbeat granted the lease');
+  const open = await api.get(`/v1/holds/${scen.openHold}`);
+  const openPlaced = (await api.get(`/v1/holds/${scen.openHold}/events`)).events[0];
+  const got = {}, want = {};
+  await withPage(async (p) => {
+    await p.goto(`${base}/ui/jobs?kind=sync&target=${enc(TARGET)}`);
+    got.jobUpdated = await seqBeside(p.locator(`tr[data-job="${scen.twice}"]`), job.updated_at);
+    want.jobUpdated = jobEvs.find((e) => e.version === job.version).seq;
+    await p.goto(`${base}/ui/holds`);
+    got.holdPlaced = await seqBeside(p.locator(`tr[data-hold="${scen.staleHold}"]`), hold.placed_at);
+    want.holdPlaced = holdEvs.find((e) => e.type === 'HoldPlaced').seq;
+    got.holdReleased = await seqBeside(p.locator(`tr[data-hold="${scen.staleHold}"]`), hold.released_at);
+    want.holdReleased = holdEvs.find((e) => e.type === 'HoldReleased').seq;
+    await p.goto(`${base}/ui/connectors`);
+    got.lastSynced = await seqBeside(p.locator(`tr[data-conn="${scen.failedConnector}"]`), crm.last_synced_at);
+    want.lastSynced = synced.seq;
+    // Now: a lease's expiry (beside it, the event that granted it) and an open hold's placing
+    await p.goto(`${base}/ui/`);
+    got.leaseExpiry = await seqBeside(p.locator('tr', { has: p.locator(`a[href="/ui/jobs/${scen.big}"]`) }).first(), big.lease.expires_at);
+    want.leaseExpiry = bigLast.seq;
+    got.openHoldPlaced = await seqBeside(p.locator(`tr[data-hold="${scen.openHold}"]`), open.placed_at);
+    want.openHoldPlaced = openPlaced.seq;
+  });
+  assert.deepEqual(got, want);
+});
+
+test('the target page draws each holder from its claim to its end or now, LEASED ones too', async () => {
+  await api.post('/v1/jobs', { id: 'held-run', kind: 'held-run', target: 'shop-h/run', plan: ['A'] });
+  const run = await api.post('/v1/jobs/claim', { worker: 'wr', kinds: ['held-run'], lease_s: 600 });
+  await sleep(30); // the claim and the start at different milliseconds
+  await api.post('/v1/jobs/held-run/start', { lease_token: run.lease_token });
+  await api.post('/v1/jobs', { id: 'held-lease', kind: 'held-lease', target: 'shop-h/lease', plan: ['A'] });
+  await api.post('/v1/jobs/claim', { worker: 'wl', kinds: ['held-lease'], lease_s: 600 });
+  await sleep(300); // so that now is well after the claim
+  await withPage(async (p) => {
+    for (const [id, target, state, worker] of [['held-lease', 'shop-h/lease', 'LEASED', 'wl'], ['held-run', 'shop-h/run', 'RUNNING', 'wr']]) {
+      const claim = (await api.get(`/v1/jobs/${id}/events`)).events.find((e) => e.type === 'JobLeased');
+      const opened = Date.now();
+      await p.goto(`${base}/ui/targets/${enc(target)}`);
+      const bar = p.locator('svg.tl g.bar', { has: p.locator('title', { hasText: `job ${id} attempt 1 ${state}` }) });
+      await bar.waitFor({ timeout: 5000 });
+      const label = await bar.getAttribute('aria-label');
+      assert.deepEqual(labelFaults(label), []);
+      assert.ok(label.includes(`held the target from ${claim.recorded_at} (seq ${claim.seq})`), `held from the claim: ${label}`);
+      assert.ok(label.includes(`worker ${worker}`), label);
+      // the axis runs to now, not to the claim
+      const range = await p.locator('section.timeline .toolbar span.small').first().innerText();
+      assert.ok(Date.parse(range.split(' … ')[1]) >= opened, `the axis ends at now: ${range}`);
+    }
+  });
+});
+
+test('the release form counts the note in UTF-8 bytes, as the API does', async () => {
+  const tooLong = 'é'.repeat(2049); // 2,049 characters, 4,098 bytes
+  assert.equal((await api.call('POST', `/v1/holds/${scen.openHold}/release`, { note: tooLong, execution_stopped: true })).status, 422);
+  await withPage(async (p) => {
+    await p.goto(`${base}/ui/holds/${scen.openHold}`);
+    const submit = p.locator('form.release button[type=submit]');
+    await submit.waitFor();
+    await p.check('form.release input[type=checkbox]');
+    await p.fill('#rel-note', tooLong);
+    assert.ok(await submit.isDisabled(), 'a note over 4,096 bytes is refused');
+    assert.match(await p.locator('form.release .problems').innerText(), /4,096 bytes/);
+    await p.fill('#rel-note', 'é'.repeat(2048)); // 4,096 bytes: the API takes it
+    assert.ok(!(await submit.isDisabled()), 'a note of 4,096 bytes is taken');
+  });
 });
 
 test('time travel shows exactly GET /v1/jobs/{id}?as_of=seq, by click, slider and arrow keys', async () => {
