@@ -226,8 +226,15 @@ class Engine {
   void evict_after_durable(const std::vector<std::string>& streams, const Batch* next)
       RL_REQUIRES(state_mu_);
   void refuse_batch(std::deque<Pending>& batch, const std::string& why);
+  // Reads decided on top of a write that failed, taken out of `batch`: they
+  // are read again once the State is rebuilt (answer_reads_again).
+  static std::deque<Pending> take_plain_reads(std::deque<Pending>& batch);
+  void answer_reads_again(std::deque<Pending>& reads, bool rebuilt, const std::string& why)
+      RL_REQUIRES(state_mu_);
   void mark_write_failed(const Status& st) RL_EXCLUDES(mu_);
-  void rebuild() RL_REQUIRES(state_mu_) RL_EXCLUDES(mu_);
+  // Folds the State again from the log; false when that failed (the engine
+  // then refuses writes, and its State is not to be read).
+  bool rebuild() RL_REQUIRES(state_mu_) RL_EXCLUDES(mu_);
   // The writer's hook once a batch's write ended (BatchWriter::Hooks).
   void on_written(std::unique_ptr<WriteUnit> unit, const Status& outcome)
       RL_EXCLUDES(state_mu_, mu_);

@@ -60,18 +60,24 @@ void Engine::commit(std::unique_ptr<Batch> b) {
 }
 
 // Waits until the writer has no batch. When the last one
-// failed, `next` (decided on top of it) is refused too and the State is
-// rebuilt from the log; returns false then.
+// failed, the commands of `next` (decided on top of it) are refused too and
+// the State is rebuilt from the log; returns false then. The plain reads of
+// `next` are read again from the rebuilt State, which holds only what is
+// durable: reads go on while writes fail (a database that stopped answering
+// a cluster's leader), rather than failing with the write before them.
 bool Engine::settle_write(Batch* next) {
   const bool failed = writer_->settle();
   unwritten_idempotency_.writer_settled();
   if (failed) {
     writing_finished_.clear();
     finished_counts_.writer_failed();
+    const std::string why = "the write before it failed and nothing of it was changed";
+    std::deque<Pending> reads;
     if (next != nullptr) {
-      refuse_batch(next->requests, "the write before it failed and nothing of it was changed");
+      reads = take_plain_reads(next->requests);
+      refuse_batch(next->requests, why);
     }
-    rebuild();
+    answer_reads_again(reads, rebuild(), why);
     return false;
   }
   evict_after_durable(writing_finished_, next);
@@ -108,6 +114,29 @@ void Engine::refuse_batch(std::deque<Pending>& batch, const std::string& why) {
   }
 }
 
+std::deque<Engine::Pending> Engine::take_plain_reads(std::deque<Pending>& batch) {
+  std::deque<Pending> reads;
+  std::deque<Pending> rest;
+  for (auto& p : batch) {
+    const Request& r = p.req;
+    const bool plain_read = !r.command && !r.replica && !r.fixed_reply && r.idempotency_key.empty();
+    (plain_read ? reads : rest).push_back(std::move(p));
+  }
+  batch = std::move(rest);
+  return reads;
+}
+
+void Engine::answer_reads_again(std::deque<Pending>& reads, bool rebuilt, const std::string& why) {
+  if (!rebuilt) return refuse_batch(reads, why);
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& p : reads) {
+    apply_read(p);
+    metrics_.command(p.type, p.outcome,
+                     std::chrono::duration<double, std::milli>(now - p.submitted).count());
+    p.done(std::move(p.reply));
+  }
+}
+
 void Engine::mark_write_failed(const Status& st) {
   metrics_.write_failure();
   {
@@ -118,20 +147,20 @@ void Engine::mark_write_failed(const Status& st) {
 }
 
 // with the writer idle.
-void Engine::rebuild() {
+bool Engine::rebuild() {
   State fresh;
   LoadReport report;
   Status st = load_state(*store_, LoadOptions{}, &fresh, &report);
   if (!st.ok()) {
     MutexLock lk(mu_);
     unavailable_ = "the state could not be rebuilt from the log: " + st.ToString();
-    return;
+    return false;
   }
   view_index::FinishedCounts counts{};
   if (Status c = view_index::read_counts(*store_, &counts); !c.ok()) {
     MutexLock lk(mu_);
     unavailable_ = "the counts of finished jobs could not be read: " + c.ToString();
-    return;
+    return false;
   }
   state_ = std::move(fresh);
   finished_counts_.reset(counts);
@@ -141,6 +170,7 @@ void Engine::rebuild() {
   MutexLock lk(mu_);
   unavailable_.clear();
   writable_ = !options_.read_only && !refusal_;
+  return true;
 }
 
 // Writer thread. A snapshot that cannot be stored costs a longer fold at the

@@ -2,6 +2,7 @@
 // commands of the failed batch get 503 and leave nothing in the log, the
 // engine rebuilds its state from the log (no half-applied command stays in
 // memory), takes writes again, and its state equals a replay of the log.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -74,6 +75,33 @@ TEST(WriteFailure, ACommitInDoubtSaysSoAndARetryWithItsKeyTellsWhatHappened) {
       h.engine().execute(keyed_request(enqueue_command("b", "k", "t-b"), "key-b", "enqueue"));
   EXPECT_EQ(again.status, 200) << again.body;
   EXPECT_EQ(h.store().last_seq(), seq);
+}
+
+TEST(WriteFailure, AReadDecidedOnTopOfAFailedWriteIsAnsweredFromTheRebuiltState) {
+  // Given a job in the log, and a write that hangs, then fails
+  EngineHarness h;
+  ASSERT_EQ(run(h.engine(), enqueue_command("a", "k", "t-a")).status, 200);
+  h.faults().pause_appends();
+  h.faults().fail_next_appends(1);
+  Reply write;
+  std::thread writing([&] { write = run(h.engine(), enqueue_command("b", "k", "t-b")); });
+  while (h.faults().appends_waiting() == 0) std::this_thread::yield();
+  // When a read is decided while that write waits (on top of its effects)
+  Reply read;
+  std::thread reading([&] {
+    read = h.engine().read([](const State& s, const Decision*) {
+      return Reply{200, s.jobs.by_id.count("b") != 0 ? "b" : "no b"};
+    });
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // decided, waiting for the write
+  h.faults().resume_appends();
+  writing.join();
+  reading.join();
+  // Then the write fails, and the read is answered from the state rebuilt
+  // from the log, without the failed write's job
+  EXPECT_EQ(write.status, 503);
+  EXPECT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(read.body, "no b");
 }
 
 TEST(WriteFailure, AFailedClaimLeavesTheJobQueuedAndItsTokenUseless) {

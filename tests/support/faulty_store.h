@@ -10,7 +10,9 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <utility>
 
 #include "events/forwarding_store.h"
@@ -32,8 +34,28 @@ class FaultyStore final : public ForwardingStore {
   void doubt_next_appends(int n) { doubt_next_.fetch_add(n); }
   // Appends refused so far.
   int failed_appends() const { return failed_.load(); }
+  // While paused, an append waits before it does anything (a disk or a
+  // database that stopped answering); appends_waiting() counts those.
+  void pause_appends() {
+    std::lock_guard lk(pause_mu_);
+    paused_ = true;
+  }
+  void resume_appends() {
+    {
+      std::lock_guard lk(pause_mu_);
+      paused_ = false;
+    }
+    pause_cv_.notify_all();
+  }
+  int appends_waiting() const { return waiting_.load(); }
 
   Status append(const AppendBatch& batch) override {
+    {
+      std::unique_lock lk(pause_mu_);
+      waiting_.fetch_add(1);
+      pause_cv_.wait(lk, [this] { return !paused_; });
+      waiting_.fetch_sub(1);
+    }
     if (fail_all_.load() || take_one(fail_next_)) {
       failed_.fetch_add(1);
       return Status::IoError("injected write failure (nothing was written)");
@@ -56,6 +78,10 @@ class FaultyStore final : public ForwardingStore {
 
   std::atomic<int> fail_next_{0};
   std::atomic<int> doubt_next_{0};
+  std::mutex pause_mu_;
+  std::condition_variable pause_cv_;
+  bool paused_ = false;  // guarded by pause_mu_
+  std::atomic<int> waiting_{0};
   std::atomic<bool> fail_all_{false};
   std::atomic<int> failed_{0};
 };
