@@ -46,6 +46,13 @@ void expect_nodes_agree(Cluster& c, const PgServer& db, const std::set<std::stri
   for (size_t i = 0; i < c.size(); ++i) {
     ASSERT_TRUE(c.wait_followed(i, head, seconds(60))) << c.node(i).name << " did not follow";
   }
+  // A read the store answers (a list) says how far the node has followed too.
+  for (size_t i = 0; i < c.size(); ++i) {
+    ApiReply list = ApiClient(c.node(i).port).get("/v1/jobs?limit=1");
+    const std::string seq = list.header("X-Runledger-Seq");
+    ASSERT_FALSE(seq.empty()) << c.node(i).name << ": " << list.status << " " << list.body;
+    EXPECT_GE(std::stoull(seq), head) << c.node(i).name;
+  }
   // The same job as every node shows it.
   size_t compared = 0;
   for (const auto& id : acked) {
